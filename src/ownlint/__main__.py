@@ -1,0 +1,3 @@
+from ownlint.cli import main
+
+main()

@@ -1,0 +1,37 @@
+"""One module per rule: its documentation and how its violations read.
+
+The analysis in `ownlint.engine` proves violations; a check only decides what
+the finding says. `RULES` is the registry's source; `to_diagnostic` turns a
+violation into the `Diagnostic` the renderers show.
+"""
+
+from __future__ import annotations
+
+from ownlint.checks import own001_parse_error, own201_double_free, own203_use_after_free
+from ownlint.checks.base import Check
+from ownlint.diagnostics import Diagnostic, Related
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+CHECKS: dict[str, Check] = {
+    c.RULE.code: c.CHECK
+    for c in (own001_parse_error, own201_double_free, own203_use_after_free)
+}
+RULES: tuple[Rule, ...] = tuple(c.rule for c in CHECKS.values())
+
+
+def to_diagnostic(v: Violation) -> Diagnostic:
+    check = CHECKS[v.code]
+    message, label, help_text = check.describe(v)
+    related = tuple(Related(s.path, s.span, s.label) for s in v.story)
+    return Diagnostic(
+        code=v.code,
+        path=v.path,
+        span=v.span,
+        message=message,
+        related=related,
+        fix=check.fix(v),
+        handle=v.handle,
+        help=help_text,
+        label=label,
+    )

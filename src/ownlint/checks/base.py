@@ -1,0 +1,22 @@
+"""The shape every check module fills in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ownlint.diagnostics import Fix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+
+def _no_fix(v: Violation) -> Fix | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    rule: Rule
+    # (message, label under the primary span, help line)
+    describe: Callable[[Violation], tuple[str, str, str]]
+    fix: Callable[[Violation], Fix | None] = _no_fix

@@ -1,0 +1,52 @@
+"""OWN201 double-free."""
+
+from ownlint.checks.base import Check
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN201",
+    name="double-free",
+    severity="error",
+    summary="A native handle or allocation is destroyed or freed a second time on some path.",
+    what_it_does="""
+Follows every path through a function and reports a release call (`zeMemFree`,
+`ze*Destroy`, or a release declared by a model) whose handle was already
+released on that path, by the same function or by a helper it called.
+""",
+    why_bad="""
+Level Zero does not guard against a second release: the driver may have
+handed the same address or handle to another allocation, which is then torn
+down under its owner's feet. The crash, if any, comes much later and far away.
+""",
+    example="""
+zeMemFree(ctx, p)
+if retry:
+    zeMemFree(ctx, p)   # OWN201
+""",
+    use_instead="""
+zeMemFree(ctx, p)
+p = None                # or release in exactly one place, e.g. a `finally`
+""",
+    known_limits="""
+A release through a handle stored in an object's attribute is followed only
+inside one method (and the `self.method()` calls it makes). Branches on the
+same unchanged local are correlated; conditions on anything else are assumed
+to go either way.
+""",
+    references="Level Zero specification: `zeMemFree`, `ze*Destroy`. API.md section 2.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = v.handle or "the handle"
+    via = v.fact("via")
+    where = f" (inside `{via}`)" if via else ""
+    return (
+        f"`{h}` is freed a second time{where}",
+        "freed again here",
+        "release each handle in exactly one place (a `finally` block), or set the name to None after freeing it",
+    )
+
+
+CHECK = Check(RULE, describe)

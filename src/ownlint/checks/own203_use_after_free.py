@@ -1,0 +1,55 @@
+"""OWN203 use-after-free."""
+
+from ownlint.checks.base import Check
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN203",
+    name="use-after-free",
+    severity="error",
+    summary="A native handle or allocation is used after the application destroyed or freed it.",
+    what_it_does="""
+Reports a use of a handle (passing it, an alias of it, or a value derived from
+it such as `h.value` or `ctypes.cast(h, T)`, to a call, or reading through it)
+on a path where it was already destroyed or freed, including giving a freed
+handle to `make_*`.
+""",
+    why_bad="""
+After `zeMemFree` or `ze*Destroy` the handle names nothing: the driver may
+reuse it for a new object, so the use reads or writes someone else's memory,
+or the call fails in a way the caller rarely checks.
+""",
+    example="""
+zeMemFree(ctx, scratch)
+zeCommandListAppendMemoryCopy(cl, out, scratch, n, None, 0, None)   # OWN203
+""",
+    use_instead="""
+zeCommandListAppendMemoryCopy(cl, out, scratch, n, None, 0, None)
+zeCommandListClose(cl)
+zeCommandQueueExecuteCommandLists(q, 1, ctypes.byref(cl), None)
+zeCommandQueueSynchronize(q, UINT64_MAX)
+zeMemFree(ctx, scratch)
+""",
+    known_limits="""
+Passing a handle to an inspection built-in (`print`, `repr`, `id`, a logging
+call, an f-string) or comparing it is not a use. A child used after its parent
+was destroyed (memory after `zeContextDestroy` of its context) is not part of
+this rule yet.
+""",
+    references="Level Zero specification: `zeMemFree`, `ze*Destroy`. API.md section 2.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = v.handle or "the handle"
+    via = v.fact("via")
+    where = f" (inside `{via}`)" if via else ""
+    return (
+        f"`{h}` is used after it was freed{where}",
+        "used here after the free",
+        "move the free after the last use (for device work: after the queue is synchronized)",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -1,0 +1,519 @@
+"""Control-flow graphs of a module body, a function or a lambda.
+
+Basic blocks hold *elements*: a small statement of the source, or a
+synthetic step the source implies (evaluating a condition, binding a `for`
+target, leaving a `with` block). Edges are typed:
+
+- `next`: ordinary flow, carrying the state after the block;
+- `true` / `false`: the two ways out of a condition, with the condition
+  expression, so an analysis can assume it held or failed;
+- `raise`: an explicit `raise` (or a failed `assert`), carrying the state
+  after the block;
+- `exc`: an exception raised *inside* the block, carrying the state at the
+  block's entry. Inside a protected region (a `try` or `with` body) every
+  statement that may raise starts a block of its own, so the entry state is
+  the state just before that statement.
+
+Approximations, each deliberate:
+- Only statements containing a call, `raise` or `assert` may raise.
+  Attribute access, subscripts and arithmetic are assumed not to.
+- Exceptions leaving the function need no edges: nothing is checked on the
+  way out of a function that raises.
+- `finally` bodies (and the exits of `with` items) are copied for each way
+  they are entered (fall-through, exception, `return`, `break`,
+  `continue`), as CPython's compiler does, so paths never cross between
+  those continuations.
+- A `match` pattern is an unknown condition; a capture or `_` pattern with
+  no guard always matches.
+- `and`/`or`/`not` are split into blocks only in branch conditions (`if`,
+  `while`, `assert`, `elif`, guards); elsewhere an expression is one step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+_EMPTY = cst.Module(body=[])
+
+
+def source_of(node: cst.CSTNode) -> str:
+    """The source text of a node, on one line."""
+    try:
+        text = _EMPTY.code_for_node(node)
+    except Exception:  # a synthetic node libcst cannot print on its own
+        return type(node).__name__
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Elem:
+    """One step of a block.
+
+    kind:
+      - `stmt`: a small statement (`node`);
+      - `return`, `raise`: those statements (`node`);
+      - `eval`: evaluate an expression (`node`): a condition, a `for`
+        iterable, a `with` item, a `match` subject;
+      - `bind`: bind `node` (a target) to a value from `source` (`for`,
+        `with`, `except`, `case`), whose syntax is `origin`;
+      - `with_exit`: leave the `with` item `origin` (its `__exit__` runs);
+      - `def`: a nested `def`/`class`/`lambda` binding its name (`node`).
+    """
+
+    kind: str
+    node: cst.CSTNode
+    source: str = ""
+    origin: cst.CSTNode | None = None
+
+    def text(self) -> str:
+        if self.kind == "bind":
+            target = source_of(self.node) if self.node is not None else "_"
+            return f"bind {target} <- {self.source}"
+        if self.kind == "with_exit":
+            assert self.origin is not None
+            return f"exit with {source_of(self.origin)}"
+        if self.kind == "eval":
+            return f"eval {source_of(self.node)}"
+        if self.kind == "def":
+            name = getattr(getattr(self.node, "name", None), "value", "<lambda>")
+            return f"def {name}"
+        return source_of(self.node)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    src: int
+    dst: int
+    kind: str  # next | true | false | raise | exc
+    test: cst.BaseExpression | None = None
+
+
+@dataclass(slots=True)
+class Block:
+    id: int
+    elems: list[Elem] = field(default_factory=list)
+    succs: list[Edge] = field(default_factory=list)
+    preds: list[Edge] = field(default_factory=list)
+    label: str = ""
+
+
+@dataclass(slots=True)
+class CFG:
+    name: str
+    node: cst.CSTNode
+    blocks: list[Block]
+    entry: int
+    exit: int  # normal return
+    raise_exit: int  # an exception leaves the function
+
+    def dump(self) -> str:
+        """A readable text form, one block after another (tested as golden text)."""
+        out: list[str] = []
+        for b in self.blocks:
+            if b.id != self.entry and not b.preds:
+                continue  # unreachable
+            tag = f" ({b.label})" if b.label else ""
+            out.append(f"B{b.id}{tag}:")
+            out.extend(f"  {e.text()}" for e in b.elems)
+            if b.succs:
+                parts = []
+                for e in b.succs:
+                    if e.kind in ("true", "false") and e.test is not None:
+                        parts.append(f"B{e.dst} [{e.kind}: {source_of(e.test)}]")
+                    elif e.kind == "next":
+                        parts.append(f"B{e.dst}")
+                    else:
+                        parts.append(f"B{e.dst} [{e.kind}]")
+                out.append("  -> " + ", ".join(parts))
+        return "\n".join(out) + "\n"
+
+    def reverse_postorder(self) -> list[int]:
+        seen: set[int] = set()
+        order: list[int] = []
+        stack: list[tuple[int, Iterator[Edge]]] = [(self.entry, iter(self.blocks[self.entry].succs))]
+        seen.add(self.entry)
+        while stack:
+            bid, it = stack[-1]
+            for e in it:
+                if e.dst not in seen:
+                    seen.add(e.dst)
+                    stack.append((e.dst, iter(self.blocks[e.dst].succs)))
+                    break
+            else:
+                stack.pop()
+                order.append(bid)
+        order.reverse()
+        return order
+
+
+class _MayRaise(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.found = True
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False  # a lambda's body runs later, if at all
+
+
+def may_raise(node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.Raise, cst.Assert)):
+        return True
+    v = _MayRaise()
+    node.visit(v)
+    return v.found
+
+
+def _elem_may_raise(elem: Elem) -> bool:
+    if elem.kind == "with_exit":
+        return True  # __exit__ runs code
+    if elem.kind in ("bind", "def"):
+        return False
+    return may_raise(elem.node)
+
+
+@dataclass(slots=True)
+class _Frame:
+    """A `finally` body or the exits of a `with`, to run on the way out."""
+
+    suite: cst.BaseSuite | None = None
+    elems: Sequence[Elem] = ()
+    exc_depth: int = 1  # the exception targets in force outside the frame
+
+
+@dataclass(slots=True)
+class _Loop:
+    head: int
+    after: int
+    frames: int  # len(frames) when the loop was entered
+
+
+class _Builder:
+    def __init__(self, name: str, node: cst.CSTNode) -> None:
+        self.name = name
+        self.node = node
+        self.blocks: list[Block] = []
+        self.entry = self.new("entry")
+        self.exit = self.new("exit")
+        self.raise_exit = self.new("raise")
+        self.cur: int | None = self.entry
+        self.frames: list[_Frame] = []
+        self.loops: list[_Loop] = []
+        self.exc: list[int] = [self.raise_exit]
+
+    # -- plumbing --------------------------------------------------------
+    def new(self, label: str = "") -> int:
+        b = Block(len(self.blocks), label=label)
+        self.blocks.append(b)
+        return b.id
+
+    def edge(self, src: int | None, dst: int, kind: str = "next", test: cst.BaseExpression | None = None) -> None:
+        if src is None:
+            return
+        e = Edge(src, dst, kind, test)
+        self.blocks[src].succs.append(e)
+        self.blocks[dst].preds.append(e)
+
+    def start(self, bid: int) -> None:
+        self.cur = bid
+
+    def here(self) -> int:
+        """The current block; code after a jump lands in a fresh, unreachable one."""
+        if self.cur is None:
+            self.cur = self.new()
+        return self.cur
+
+    def protected(self) -> bool:
+        return self.exc[-1] != self.raise_exit
+
+    def emit(self, elem: Elem) -> None:
+        cur = self.here()
+        if self.protected() and _elem_may_raise(elem):
+            if self.blocks[cur].elems:
+                nxt = self.new()
+                self.edge(cur, nxt)
+                cur = self.cur = nxt
+            self.edge(cur, self.exc[-1], "exc")
+        self.blocks[cur].elems.append(elem)
+
+    # -- structured exits ------------------------------------------------
+    def run_frames(self, down_to: int) -> None:
+        """Copy the `finally` bodies of frames above `down_to`, innermost first."""
+        saved, saved_exc = self.frames, self.exc
+        for i in range(len(saved) - 1, down_to - 1, -1):
+            self.frames = saved[:i]
+            self.exc = saved_exc[: saved[i].exc_depth]
+            self.run_frame(saved[i])
+        self.frames, self.exc = saved, saved_exc
+
+    def run_frame(self, frame: _Frame) -> None:
+        for el in frame.elems:
+            self.emit(el)
+        if frame.suite is not None:
+            self.body(frame.suite)
+
+    def jump(self, dst: int, down_to: int, kind: str = "next") -> None:
+        if self.cur is None:
+            return
+        self.run_frames(down_to)
+        self.edge(self.cur, dst, kind)
+        self.cur = None
+
+    # -- statements ------------------------------------------------------
+    def body(self, stmts: Sequence[cst.BaseStatement] | cst.BaseSuite) -> None:
+        if isinstance(stmts, cst.IndentedBlock):
+            stmts = stmts.body
+        elif isinstance(stmts, cst.SimpleStatementSuite):
+            for small in stmts.body:
+                self.small(small)
+            return
+        for s in stmts:
+            self.stmt(s)
+
+    def small(self, s: cst.BaseSmallStatement) -> None:
+        if isinstance(s, cst.Return):
+            self.emit(Elem("return", s))
+            self.jump(self.exit, 0)
+        elif isinstance(s, cst.Raise):
+            self.emit(Elem("raise", s))
+            cur = self.here()
+            self.edge(cur, self.exc[-1], "raise")
+            self.cur = None
+        elif isinstance(s, cst.Break):
+            if self.loops:
+                loop = self.loops[-1]
+                self.jump(loop.after, loop.frames)
+        elif isinstance(s, cst.Continue):
+            if self.loops:
+                loop = self.loops[-1]
+                self.jump(loop.head, loop.frames)
+        elif isinstance(s, cst.Assert):
+            ok = self.new()
+            fail = self.new()
+            self.cond(s.test, ok, fail)
+            self.start(fail)
+            self.edge(fail, self.exc[-1], "raise")
+            self.start(ok)
+        else:
+            self.emit(Elem("stmt", s))
+
+    def stmt(self, s: cst.BaseStatement) -> None:
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in s.body:
+                self.small(small)
+        elif isinstance(s, cst.If):
+            self.if_(s)
+        elif isinstance(s, cst.While):
+            self.while_(s)
+        elif isinstance(s, cst.For):
+            self.for_(s)
+        elif isinstance(s, (cst.Try, cst.TryStar)):
+            self.try_(s)
+        elif isinstance(s, cst.With):
+            self.with_(s)
+        elif isinstance(s, cst.Match):
+            self.match_(s)
+        elif isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+            self.emit(Elem("def", s))
+        else:  # pragma: no cover - every compound statement is listed above
+            self.emit(Elem("stmt", s))
+
+    def cond(self, test: cst.BaseExpression, t: int, f: int) -> None:
+        """Branch on `test`: to `t` where it holds, to `f` where it fails."""
+        if isinstance(test, cst.BooleanOperation):
+            mid = self.new()
+            if isinstance(test.operator, cst.And):
+                self.cond(test.left, mid, f)
+            else:
+                self.cond(test.left, t, mid)
+            self.start(mid)
+            self.cond(test.right, t, f)
+            return
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            self.cond(test.expression, f, t)
+            return
+        self.emit(Elem("eval", test))
+        cur = self.here()
+        self.edge(cur, t, "true", test)
+        self.edge(cur, f, "false", test)
+        self.cur = None
+
+    def if_(self, s: cst.If) -> None:
+        then, other, after = self.new(), self.new(), self.new()
+        self.cond(s.test, then, other)
+        self.start(then)
+        self.body(s.body)
+        self.edge(self.cur, after)
+        self.start(other)
+        if isinstance(s.orelse, cst.If):
+            self.if_(s.orelse)
+        elif isinstance(s.orelse, cst.Else):
+            self.body(s.orelse.body)
+        self.edge(self.cur, after)
+        self.start(after)
+
+    def loop_body(self, head: int, after: int, body: cst.BaseSuite) -> None:
+        self.loops.append(_Loop(head, after, len(self.frames)))
+        self.body(body)
+        self.loops.pop()
+        self.edge(self.cur, head)
+
+    def while_(self, s: cst.While) -> None:
+        head, body, other, after = self.new("loop"), self.new(), self.new(), self.new()
+        self.edge(self.here(), head)
+        self.start(head)
+        self.cond(s.test, body, other)
+        self.start(body)
+        self.loop_body(head, after, s.body)
+        self.start(other)
+        if s.orelse is not None:
+            self.body(s.orelse.body)
+        self.edge(self.cur, after)
+        self.start(after)
+
+    def for_(self, s: cst.For) -> None:
+        self.emit(Elem("eval", s.iter))
+        head, body, other, after = self.new("loop"), self.new(), self.new(), self.new()
+        self.edge(self.here(), head)
+        self.edge(head, body)
+        self.edge(head, other)
+        self.start(body)
+        self.emit(Elem("bind", s.target, "for", s))
+        self.loop_body(head, after, s.body)
+        self.start(other)
+        if s.orelse is not None:
+            self.body(s.orelse.body)
+        self.edge(self.cur, after)
+        self.start(after)
+
+    def exc_exit_copy(self, frame: _Frame) -> int:
+        """A copy of `frame` for the exception path, continuing to the outer target."""
+        saved_cur = self.cur
+        bid = self.new("finally-exc")
+        self.start(bid)
+        self.run_frame(frame)
+        self.edge(self.cur, self.exc[-1], "raise")
+        self.cur = saved_cur
+        return bid
+
+    def try_(self, s: cst.Try | cst.TryStar) -> None:
+        after = self.new()
+        frame = _Frame(suite=s.finalbody.body if s.finalbody is not None else None, exc_depth=len(self.exc))
+        has_finally = s.finalbody is not None
+        outer_exc = self.exc_exit_copy(frame) if has_finally else self.exc[-1]
+        if has_finally:
+            self.frames.append(frame)
+        dispatch = self.new("except") if s.handlers else outer_exc
+        # the body, protected by the handlers (or straight by the finally)
+        self.exc.append(dispatch)
+        first = self.new()
+        self.edge(self.here(), first)
+        self.start(first)
+        self.body(s.body)
+        self.exc.pop()
+        # `else` runs after the body; its exceptions skip the handlers
+        self.exc.append(outer_exc)
+        if s.orelse is not None:
+            self.body(s.orelse.body)
+        self.exc.pop()
+        self.fallthrough(has_finally, frame, after)
+        bare = False
+        for h in s.handlers:
+            hb = self.new("handler")
+            self.edge(dispatch, hb)
+            self.start(hb)
+            self.exc.append(outer_exc)
+            self.emit(Elem("bind", h.name.name if h.name is not None else cst.Name("_"), "except", h))
+            self.body(h.body)
+            self.exc.pop()
+            self.fallthrough(has_finally, frame, after)
+            bare = bare or h.type is None
+        if s.handlers and not bare:
+            self.edge(dispatch, outer_exc, "raise")
+        if has_finally:
+            self.frames.pop()
+        self.start(after)
+
+    def fallthrough(self, has_finally: bool, frame: _Frame, after: int) -> None:
+        if self.cur is None:
+            return
+        if has_finally:
+            self.frames.pop()
+            self.run_frame(frame)
+            self.frames.append(frame)
+        self.edge(self.cur, after)
+        self.cur = None
+
+    def with_(self, s: cst.With) -> None:
+        exits = []
+        for item in s.items:
+            self.emit(Elem("eval", item.item))
+            if item.asname is not None:
+                self.emit(Elem("bind", item.asname.name, "with", item))
+            exits.append(Elem("with_exit", item.item, "", item))
+        frame = _Frame(elems=list(reversed(exits)), exc_depth=len(self.exc))
+        outer_exc = self.exc_exit_copy(frame)
+        self.frames.append(frame)
+        self.exc.append(outer_exc)
+        self.body(s.body)
+        self.exc.pop()
+        self.frames.pop()
+        if self.cur is not None:
+            self.run_frame(frame)
+
+    def match_(self, s: cst.Match) -> None:
+        self.emit(Elem("eval", s.subject))
+        after = self.new()
+        test = self.here()
+        for case in s.cases:
+            self.start(test)
+            body = self.new("case")
+            nxt = self.new()
+            self.edge(test, body)
+            irrefutable = isinstance(case.pattern, cst.MatchAs) and case.pattern.pattern is None and case.guard is None
+            if not irrefutable:
+                self.edge(test, nxt)
+            self.start(body)
+            self.emit(Elem("bind", case.pattern, "case", case))
+            if case.guard is not None:
+                guarded = self.new()
+                self.cond(case.guard, guarded, nxt)
+                self.start(guarded)
+            self.body(case.body)
+            self.edge(self.cur, after)
+            test = nxt
+        self.edge(test, after)
+        self.start(after)
+
+    def finish(self) -> CFG:
+        self.edge(self.cur, self.exit)
+        return CFG(self.name, self.node, self.blocks, self.entry, self.exit, self.raise_exit)
+
+
+def build_function_cfg(fn: cst.FunctionDef, name: str | None = None) -> CFG:
+    b = _Builder(name or fn.name.value, fn)
+    b.body(fn.body)
+    return b.finish()
+
+
+def build_lambda_cfg(lam: cst.Lambda, name: str = "<lambda>") -> CFG:
+    b = _Builder(name, lam)
+    b.emit(Elem("eval", lam.body))
+    return b.finish()
+
+
+def build_module_cfg(mod: cst.Module, name: str = "<module>") -> CFG:
+    b = _Builder(name, mod)
+    b.body(mod.body)
+    return b.finish()
+
+
+def build_class_cfg(cls: cst.ClassDef) -> CFG:
+    b = _Builder(cls.name.value, cls)
+    b.body(cls.body)
+    return b.finish()

@@ -1,0 +1,206 @@
+"""API models as data: the TOML files under `rules/` (and the user's).
+
+The format is documented in `rules/README.md`. Loading validates every key:
+a bad file is a `ModelError` whose text is one line naming the file and the
+key. The engine asks a `ModelSet` what a callee does; it never names an API.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used; str() is one line naming the file and key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    """A call that creates a handle in an out-parameter (`byref(x)` / `pointer(x)`)."""
+
+    function: str
+    out: int  # argument index; negative counts from the end
+    kind: str
+    released_by: tuple[str, ...]
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A call that destroys or frees the handle passed at `handle`."""
+
+    function: str
+    handle: int
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallModel:
+    """Everything the models say about one callee."""
+
+    creates: tuple[Create, ...] = ()
+    release: Release | None = None
+
+
+@dataclass(slots=True)
+class ModelSet:
+    """The merged models: lookups by callee name, plus Python-level value rules."""
+
+    files: list[Path] = field(default_factory=list)
+    by_last_name: dict[str, CallModel] = field(default_factory=dict)
+    by_qualified: dict[str, CallModel] = field(default_factory=dict)
+    out_parameter: set[str] = field(default_factory=set)
+    derive: set[str] = field(default_factory=set)
+    derive_attributes: set[str] = field(default_factory=set)
+    inspect: set[str] = field(default_factory=set)
+    inspect_prefixes: tuple[str, ...] = ()
+    inspect_receivers: set[str] = field(default_factory=set)
+    store_methods: set[str] = field(default_factory=set)
+
+    def call(self, qualified: str) -> CallModel | None:
+        """What the models say about a callee spelled `qualified` (see names.qualify)."""
+        hit = self.by_qualified.get(qualified)
+        if hit is not None:
+            return hit
+        return self.by_last_name.get(qualified.rpartition(".")[2])
+
+    def is_inspection(self, qualified: str) -> bool:
+        if qualified in self.inspect or qualified.startswith(self.inspect_prefixes):
+            return True
+        head, _, last = qualified.rpartition(".")
+        return bool(head) and head.rpartition(".")[2] in self.inspect_receivers
+
+    def trigger_words(self) -> set[str]:
+        """Names whose absence from a file's text proves no model applies there."""
+        return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified}
+
+
+def builtin_model_dir() -> Path:
+    here = Path(__file__).resolve().parent.parent
+    packaged = here / "_rules"
+    if packaged.is_dir():
+        return packaged
+    return here.parent.parent / "rules"  # a source checkout or an editable install
+
+
+class _Reader:
+    """Validates one TOML table, naming the file and key in every error."""
+
+    def __init__(self, path: Path, where: str, table: Any) -> None:
+        self.path = path
+        self.where = where
+        if not isinstance(table, dict):
+            self.fail("", "must be a table")
+        self.table: dict[str, Any] = table
+        self.used: set[str] = set()
+
+    def fail(self, key: str, why: str) -> None:
+        k = f"{self.where}.{key}" if key else self.where
+        raise ModelError(f"{self.path}: {k}: {why}")
+
+    def get(self, key: str, kind: type | str, default: Any = None, required: bool = False) -> Any:
+        self.used.add(key)
+        if key not in self.table:
+            if required:
+                self.fail(key, "missing")
+            return default
+        value = self.table[key]
+        if kind == "tables":
+            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                raise ModelError(f"{self.path}: [[{key}]]: must be an array of tables")
+        elif kind is list:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                self.fail(key, "must be a list of strings")
+        elif kind is int:
+            if not isinstance(value, int) or isinstance(value, bool):
+                self.fail(key, "must be an integer")
+        elif isinstance(kind, type) and not isinstance(value, kind):
+            self.fail(key, f"must be a {kind.__name__}")
+        return value
+
+    def done(self) -> None:
+        extra = sorted(set(self.table) - self.used)
+        if extra:
+            self.fail(extra[0], "unknown key")
+
+
+_VALUE_KEYS = {
+    "out-parameter": "out_parameter",
+    "derive": "derive",
+    "derive-attributes": "derive_attributes",
+    "inspect": "inspect",
+    "inspect-receivers": "inspect_receivers",
+    "store-methods": "store_methods",
+}
+
+
+def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> None:
+    table = models.by_last_name if matching == "last-name" else models.by_qualified
+    old = table.get(name, CallModel())
+    table[name] = CallModel(
+        creates=old.creates + update.creates,
+        release=update.release or old.release,
+    )
+
+
+def _load_file(path: Path, models: ModelSet) -> None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ModelError(f"{path}: not UTF-8: {exc.reason} at byte {exc.start}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ModelError(f"{path}: not valid TOML: {exc}") from None
+    top = _Reader(path, "", data)
+    meta = _Reader(path, "[model]", top.get("model", dict, required=True))
+    name = meta.get("name", str, required=True)
+    meta.get("description", str, "")
+    matching = meta.get("match", str, "last-name")
+    if matching not in ("last-name", "qualified"):
+        meta.fail("match", "must be 'last-name' or 'qualified'")
+    meta.done()
+    for i, raw in enumerate(top.get("create", "tables", [])):
+        r = _Reader(path, f"[[create]][{i}]", raw)
+        fns = r.get("functions", list, required=True)
+        out = r.get("out", int, required=True)
+        kind = r.get("kind", str, "handle")
+        released = tuple(r.get("released-by", list, []))
+        r.done()
+        for fn in fns:
+            _merge(models, matching, fn, CallModel(creates=(Create(fn, out, kind, released, name),)))
+    for i, raw in enumerate(top.get("release", "tables", [])):
+        r = _Reader(path, f"[[release]][{i}]", raw)
+        fns = r.get("functions", list, required=True)
+        handle = r.get("handle", int, required=True)
+        r.done()
+        for fn in fns:
+            _merge(models, matching, fn, CallModel(release=Release(fn, handle, name)))
+    values = top.get("values", dict)
+    if values is not None:
+        v = _Reader(path, "[values]", values)
+        for key, attr in _VALUE_KEYS.items():
+            getattr(models, attr).update(v.get(key, list, []))
+        prefixes = v.get("inspect-prefixes", list, [])
+        models.inspect_prefixes = tuple(sorted(set(models.inspect_prefixes) | set(prefixes)))
+        v.done()
+    top.done()
+
+
+def load_models(extra: Iterable[Path] = ()) -> ModelSet:
+    """The built-in models plus `extra` user model files, validated."""
+    models = ModelSet()
+    files = sorted(builtin_model_dir().glob("*.toml")) + [Path(p) for p in extra]
+    for path in files:
+        _load_file(path, models)
+        models.files.append(path)
+    return models

@@ -1,0 +1,343 @@
+"""Analyse a set of source files together (so that helpers in one module are
+understood at their call sites in another)."""
+
+from __future__ import annotations
+
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ownlint import __version__
+from ownlint.checks import to_diagnostic
+from ownlint.diagnostics import FileError, FileReport, Span
+from ownlint.engine.cfg import CFG, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
+from ownlint.engine.models import ModelSet
+from ownlint.engine.names import collect_names
+from ownlint.engine.state import Step
+from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
+from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, literal
+from ownlint.engine.violations import StoryStep, Violation, ViolationSink
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str  # as shown to the user: relative to the working directory, with "/"
+    source: str
+    module: str | None = None  # dotted module name, when known
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    interop_modules: tuple[str, ...] = ()
+    page_size: int | None = None  # None: symbolic
+
+
+def module_name_for(path: str) -> str:
+    """A dotted module name from a relative path (`pkg/sub/mod.py` -> `pkg.sub.mod`)."""
+    p = path[:-4] if path.endswith(".pyi") else path[:-3] if path.endswith(".py") else path
+    parts = [x for x in p.split("/") if x not in ("", ".", "..")]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@dataclass(slots=True)
+class Scope:
+    """A body the analysis runs over: a function, lambda, class or module body."""
+
+    cfg: CFG
+    params: list[str]
+    self_name: str | None
+    qualified: str = ""  # `mod.func`, `mod.Class.method`; "" where no call can reach it
+    class_qualified: str | None = None  # for methods: `mod.Class`
+    defaults: tuple[tuple[int, object], ...] = ()
+
+
+def _params(p: cst.Parameters) -> list[str]:
+    out = [x.name.value for x in (*p.posonly_params, *p.params)]
+    if isinstance(p.star_arg, cst.Param):
+        out.append(p.star_arg.name.value)
+    out += [x.name.value for x in p.kwonly_params]
+    if p.star_kwarg is not None:
+        out.append(p.star_kwarg.name.value)
+    return out
+
+
+def _defaults(p: cst.Parameters) -> tuple[tuple[int, object], ...]:
+    out = []
+    for i, x in enumerate((*p.posonly_params, *p.params)):
+        if x.default is not None:
+            lit = literal(x.default)
+            if lit is not None:
+                out.append((i, lit))
+    return tuple(out)
+
+
+class _ScopeCollector(cst.CSTVisitor):
+    """Every function, method, lambda and class body of a module."""
+
+    def __init__(self, module: str) -> None:
+        self.scopes: list[Scope] = []
+        self.stack: list[tuple[str, str | None]] = [("module", module)]  # (kind, qualified or None)
+
+    def _child(self, name: str) -> str | None:
+        kind, q = self.stack[-1]
+        if q is None or kind == "function":
+            return None
+        return f"{q}.{name}" if q else name
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        q = self._child(node.name.value)
+        self.scopes.append(Scope(build_class_cfg(node), [], None, ""))
+        self.stack.append(("class", q))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = _params(node.params)
+        kind, outer = self.stack[-1]
+        in_class = kind == "class"
+        static = any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
+        )
+        self_name = params[0] if in_class and params and not static else None
+        q = self._child(node.name.value)
+        self.scopes.append(
+            Scope(
+                build_function_cfg(node),
+                params,
+                self_name,
+                q or "",
+                outer if in_class else None,
+                _defaults(node.params),
+            )
+        )
+        self.stack.append(("function", q))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.scopes.append(Scope(build_lambda_cfg(node), _params(node.params), None))
+
+
+def module_constants(module: cst.Module) -> dict[str, object]:
+    """Module-level names bound exactly once, to a literal or arithmetic on literals."""
+    counts: dict[str, int] = {}
+    values: dict[str, cst.BaseExpression] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for t in small.targets:
+                    if isinstance(t.target, cst.Name):
+                        counts[t.target.value] = counts.get(t.target.value, 0) + 1
+                        values[t.target.value] = small.value
+            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                counts[small.target.value] = counts.get(small.target.value, 0) + 1
+                values[small.target.value] = small.value
+    out: dict[str, object] = {}
+    for name, expr in values.items():
+        if counts[name] != 1:
+            continue
+        v = _const_expr(expr, out)
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def _const_expr(expr: cst.BaseExpression, known: dict[str, object]) -> object:
+    from ownlint.engine.typestate import fold
+
+    lit = literal(expr)
+    if lit is not None:
+        return lit
+    if isinstance(expr, cst.Name):
+        return known.get(expr.value)
+    if isinstance(expr, cst.BinaryOperation):
+        a = _const_expr(expr.left, known)
+        b = _const_expr(expr.right, known)
+        if isinstance(a, tuple) and isinstance(b, tuple):
+            return fold(expr.operator, a[1], b[1])
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        a = _const_expr(expr.expression, known)
+        if isinstance(a, tuple) and isinstance(a[1], int):
+            return ("const", -a[1])
+    return None
+
+
+def parse(source: str) -> cst.Module:
+    return cst.parse_module(source)
+
+
+class _Positions:
+    """Positions of nodes, computed only for files that have something to report."""
+
+    def __init__(self) -> None:
+        self.cache: dict[int, dict[cst.CSTNode, object]] = {}
+
+    def span(self, unit: Unit, node: cst.CSTNode) -> Span:
+        table = self.cache.get(unit.index)
+        if table is None:
+            wrapper = MetadataWrapper(unit.module, unsafe_skip_copy=True)
+            table = self.cache[unit.index] = dict(wrapper.resolve(PositionProvider))
+        rng = table.get(node)
+        if rng is None:
+            return Span(1, 1, 1, 1)
+        return Span(rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)  # type: ignore[attr-defined]
+
+
+def module_names(paths: list[str]) -> dict[str, str]:
+    """Dotted module names, rooted at the first directory up that is not a
+    package (has no `__init__.py` among the checked files)."""
+    present = set(paths)
+    out: dict[str, str] = {}
+    for path in paths:
+        parts = path.split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        mod = [] if stem == "__init__" else [stem]
+        dirs = parts[:-1]
+        while dirs and "/".join([*dirs, "__init__.py"]) in present:
+            mod.insert(0, dirs.pop())
+        out[path] = ".".join(mod)
+    return out
+
+
+class Project:
+    """The units of one run, their scopes, and the summaries computed on demand."""
+
+    def __init__(self, units: list[Unit], models: ModelSet) -> None:
+        self.units = units
+        self.models = models
+        self.scopes: dict[int, list[Scope]] = {}
+        self.functions: dict[str, tuple[Unit, Scope]] = {}
+        self.summaries: dict[str, Summary] = {}
+        self.in_progress: set[str] = set()
+        self.violations: dict[tuple[int, int], list[RawViolation]] = {}
+        for unit in units:
+            collector = _ScopeCollector(unit.names.module)
+            unit.module.visit(collector)
+            scopes = [Scope(build_module_cfg(unit.module), [], None), *collector.scopes]
+            self.scopes[unit.index] = scopes
+            for sc in scopes:
+                if sc.qualified:
+                    self.functions.setdefault(sc.qualified, (unit, sc))
+
+    def analyze_unit(self, unit: Unit) -> list[RawViolation]:
+        out: list[RawViolation] = []
+        for i, scope in enumerate(self.scopes[unit.index]):
+            out.extend(self.analyze_scope(unit, i, scope))
+        return out
+
+    def analyze_scope(self, unit: Unit, i: int, scope: Scope) -> list[RawViolation]:
+        key = (unit.index, i)
+        if key not in self.violations:
+            if scope.qualified:
+                self.summary_of(scope.qualified)  # analyses it, once
+            if key not in self.violations:
+                fa = self._analysis(unit, scope)
+                self.violations[key] = fa.run()
+        return self.violations[key]
+
+    def _analysis(self, unit: Unit, scope: Scope) -> FunctionAnalysis:
+        name = scope.qualified.rpartition(".")[2] if scope.qualified else scope.cfg.name
+        if scope.class_qualified:
+            name = f"{scope.class_qualified.rpartition('.')[2]}.{name}"
+
+        def resolve(call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
+            return self.resolve(scope, call, qualified, on_self)
+
+        return FunctionAnalysis(unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve)
+
+    def summary_of(self, qualified: str) -> Summary:
+        done = self.summaries.get(qualified)
+        if done is not None:
+            return done
+        unit, scope = self.functions[qualified]
+        if qualified in self.in_progress:  # recursion: see summaries.py
+            return Summary(qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,))
+        self.in_progress.add(qualified)
+        try:
+            fa = self._analysis(unit, scope)
+            violations = fa.run()
+            summary = fa.summary(scope.defaults)
+        finally:
+            self.in_progress.discard(qualified)
+        index = self.scopes[unit.index].index(scope)
+        self.violations[(unit.index, index)] = violations
+        self.summaries[qualified] = summary
+        return summary
+
+    def resolve(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
+        target: str | None = None
+        if on_self and scope.class_qualified and isinstance(call.func, cst.Attribute):
+            candidate = f"{scope.class_qualified}.{call.func.attr.value}"
+            target = candidate if candidate in self.functions else None
+        elif qualified in self.functions:
+            target = qualified
+        elif "." in qualified and not qualified.startswith(("?", "self.")):
+            ends = [q for q in self.functions if q.endswith("." + qualified) or qualified.endswith("." + q)]
+            target = ends[0] if len(ends) == 1 else None
+        if target is None:
+            return None
+        return self.summary_of(target)
+
+
+def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
+    """One report per file, in the order given. Never raises for one file's sake:
+    an internal error in a file becomes an error entry in its report."""
+    reports = [FileReport(f.path) for f in files]
+    modnames = module_names([f.path for f in files])
+    units: list[Unit | None] = []
+    sink = ViolationSink()
+    for i, f in enumerate(files):
+        units.append(_load(i, f, f.module if f.module is not None else modnames[f.path], reports[i], sink))
+    project = Project([u for u in units if u is not None], models)
+    raw: list[RawViolation] = []
+    for unit in project.units:
+        try:
+            raw.extend(project.analyze_unit(unit))
+        except RecursionError:
+            reports[unit.index].errors.append(FileError(unit.path, "too deeply nested to analyse"))
+        except Exception as exc:  # the one place a file's analysis is isolated from the others
+            reports[unit.index].errors.append(
+                FileError(unit.path, f"internal error in ownlint {__version__}: {type(exc).__name__}: {exc}")
+            )
+    positions = _Positions()
+    for rv in raw:
+        unit = units[rv.unit]
+        assert unit is not None
+        story = tuple(
+            StoryStep(units[s.unit].path, positions.span(units[s.unit], s.node), s.label)  # type: ignore[union-attr,arg-type]
+            for s in rv.story
+        )
+        sink.add(Violation(rv.code, unit.path, positions.span(unit, rv.node), rv.handle, rv.facts, story))
+    for v in sink:
+        index = next(i for i, f in enumerate(files) if f.path == v.path)
+        reports[index].diagnostics.append(to_diagnostic(v))
+    for r in reports:
+        r.diagnostics.sort(key=lambda d: d.sort_key())
+    return reports
+
+
+def _load(i: int, f: SourceFile, modname: str, report: FileReport, sink: ViolationSink) -> Unit | None:
+    try:
+        module = parse(f.source)
+    except cst.ParserSyntaxError as exc:
+        line = max(1, exc.raw_line)
+        col = exc.raw_column + 1
+        reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
+        sink.add(Violation("OWN001", f.path, Span(line, col, line, col + 1), None, (("reason", reason),)))
+        return None
+    except RecursionError:
+        report.errors.append(FileError(f.path, "too deeply nested to parse"))
+        return None
+    names = collect_names(module, modname, is_package=f.path.endswith("__init__.py"))
+    return Unit(i, f.path, module, names, module_constants(module))  # type: ignore[arg-type]
+
+
+__all__ = ["EngineOptions", "SourceFile", "analyze_project", "Step"]

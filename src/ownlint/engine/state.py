@@ -1,0 +1,174 @@
+"""The typestate lattice: what a path knows about handles, names and conditions.
+
+A program point holds a `StateSet`: a set of `PathState`s, each standing for
+one or more paths that reach the point. A `PathState` has
+
+- `env`: what each local name (and `self.x` inside a method) holds: an
+  abstract object id, a container of values, a constant, or nothing known;
+- `heap`: the typestate of each abstract object (`HState`), only for objects
+  whose state is not the default "live, nothing happened";
+- `conds`: what the path assumed about unchanged locals (`flag` is truthy,
+  `p is None`), so branches on the same condition stay correlated.
+
+Joining (ESP-style property simulation, Das et al. 2002): path states with
+the same env and heap merge into one whose assumptions are those both share;
+different typestates stay apart, so a finding always rests on one feasible
+path. The number of path states at a point is bounded (`MAX_PATHS`); past it
+the set is widened by forgetting what differs, which can only lose findings,
+never invent one, and is recorded in `widened`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+import libcst as cst
+
+# handle states
+LIVE = "live"
+FREED = "freed"
+
+MAX_PATHS = 48
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One event of a handle's story, in file number `unit`."""
+
+    unit: int
+    node: cst.CSTNode
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class HState:
+    """An abstract object's typestate. The story does not take part in equality:
+    two paths that agree on the state merge, keeping one story."""
+
+    kind: str
+    reported: bool = False
+    story: tuple[Step, ...] = field(default=(), compare=False, hash=False)
+    # for a parameter (or a `self.x` read on entry): the first thing the function
+    # did to it, "use" or "free", which its callers replay (summaries.py)
+    first: str | None = None
+    first_step: Step | None = field(default=None, compare=False, hash=False)
+
+    def with_step(self, kind: str, step: Step) -> "HState":
+        return HState(kind, self.reported, self.story + (step,), self.first, self.first_step)
+
+    def mark_reported(self) -> "HState":
+        return HState(self.kind, True, self.story, self.first, self.first_step)
+
+    def with_first(self, first: str, step: Step) -> "HState":
+        if self.first is not None:
+            return self
+        return HState(self.kind, self.reported, self.story, first, step)
+
+
+# A value a name can hold:
+#   None                  nothing known (not tracked)
+#   int                   an abstract object (>= 0 made at a site, < 0 a parameter)
+#   ("seq", (v, ...))     a tuple or list literal
+#   ("dict", ((k, v), ...)) a dict literal with constant keys
+#   ("const", x)          a constant
+#   ("ref", key, v)       `byref(x)`: the variable `key` itself, holding v
+Val = Union[None, int, tuple]
+
+
+class PathState:
+    __slots__ = ("env", "heap", "conds", "last", "_key")
+
+    def __init__(self, env: dict[str, Val], heap: dict[int, HState], conds: dict[str, bool]) -> None:
+        self.env = env
+        self.heap = heap
+        self.conds = conds
+        self.last: Val = None  # the value of the last `eval` step (for `with ... as`)
+        self._key: tuple[frozenset, frozenset] | None = None
+
+    def copy(self) -> "PathState":
+        s = PathState(dict(self.env), dict(self.heap), dict(self.conds))
+        s.last = self.last
+        return s
+
+    def key(self) -> tuple[frozenset, frozenset]:
+        if self._key is None:
+            self._key = (frozenset(self.env.items()), frozenset(self.heap.items()))
+        return self._key
+
+    def touched(self) -> None:
+        self._key = None
+
+
+class StateSet:
+    """An immutable set of path states, keyed by (env, heap)."""
+
+    __slots__ = ("states", "widened")
+
+    def __init__(self, states: dict[tuple, PathState] | None = None, widened: bool = False) -> None:
+        self.states: dict[tuple, PathState] = states or {}
+        self.widened = widened
+
+    @staticmethod
+    def of(items: list[PathState]) -> "StateSet":
+        out = StateSet()
+        for s in items:
+            out._add(s)
+        out._bound()
+        return out
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.states.values())
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StateSet) or self.states.keys() != other.states.keys():
+            return False
+        return all(s.conds == other.states[k].conds for k, s in self.states.items())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _add(self, s: PathState) -> None:
+        k = s.key()
+        old = self.states.get(k)
+        if old is None:
+            self.states[k] = s
+        elif old.conds != s.conds:
+            shared = {c: v for c, v in old.conds.items() if s.conds.get(c) == v}
+            self.states[k] = PathState(old.env, old.heap, shared)
+
+    def join(self, other: "StateSet") -> "StateSet":
+        out = StateSet(dict(self.states), self.widened or other.widened)
+        for s in other.states.values():
+            out._add(s)
+        out._bound()
+        return out
+
+    def _bound(self) -> None:
+        if len(self.states) <= MAX_PATHS:
+            return
+        self.widened = True
+        # first forget names that differ between states with the same heap
+        by_heap: dict[frozenset, list[PathState]] = {}
+        for s in self.states.values():
+            by_heap.setdefault(s.key()[1], []).append(s)
+        merged = [_merge_all(group) for group in by_heap.values()]
+        if len(merged) > MAX_PATHS:
+            merged = [_merge_all(merged)]
+        self.states = {}
+        for s in merged:
+            self._add(s)
+
+
+def _merge_all(group: list[PathState]) -> PathState:
+    """One state that keeps only what every state in `group` agrees on."""
+    first = group[0]
+    env = {k: v for k, v in first.env.items() if all(g.env.get(k, _MISSING) == v for g in group[1:])}
+    heap = {k: v for k, v in first.heap.items() if all(g.heap.get(k) == v for g in group[1:])}
+    conds = {k: v for k, v in first.conds.items() if all(g.conds.get(k) == v for g in group[1:])}
+    return PathState(env, heap, conds)
+
+
+_MISSING = object()

@@ -7,7 +7,17 @@ violation into the `Diagnostic` the renderers show.
 
 from __future__ import annotations
 
-from ownlint.checks import own001_parse_error, own201_double_free, own203_use_after_free
+from ownlint.checks import (
+    own001_parse_error,
+    own101_use_after_transfer,
+    own102_dangling_handle,
+    own103_transfer_twice,
+    own201_double_free,
+    own202_free_of_runtime_owned,
+    own203_use_after_free,
+    own204_free_while_owner_alive,
+    own401_get_native_unsupported,
+)
 from ownlint.checks.base import Check
 from ownlint.diagnostics import Diagnostic, Related
 from ownlint.engine.violations import Violation
@@ -15,7 +25,17 @@ from ownlint.registry import Rule
 
 CHECKS: dict[str, Check] = {
     c.RULE.code: c.CHECK
-    for c in (own001_parse_error, own201_double_free, own203_use_after_free)
+    for c in (
+        own001_parse_error,
+        own101_use_after_transfer,
+        own102_dangling_handle,
+        own103_transfer_twice,
+        own201_double_free,
+        own202_free_of_runtime_owned,
+        own203_use_after_free,
+        own204_free_while_owner_alive,
+        own401_get_native_unsupported,
+    )
 }
 RULES: tuple[Rule, ...] = tuple(c.rule for c in CHECKS.values())
 

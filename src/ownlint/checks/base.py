@@ -20,3 +20,9 @@ class Check:
     # (message, label under the primary span, help line)
     describe: Callable[[Violation], tuple[str, str, str]]
     fix: Callable[[Violation], Fix | None] = _no_fix
+
+
+def via_suffix(v: Violation) -> str:
+    """" (inside `release`)" when the finding comes through a helper."""
+    via = v.fact("via")
+    return f" (through `{via}`)" if via else ""

@@ -44,11 +44,50 @@ class Release:
 
 
 @dataclass(frozen=True, slots=True)
+class Ownership:
+    """How an adopting call spells the handle and the ownership (API.md section 1)."""
+
+    keywords: tuple[str, ...] = ()  # `ownership=` keyword names
+    fields: tuple[str, ...] = ()  # the ownership field of a backend-input record
+    handle_fields: tuple[str, ...] = ()  # the handle field of a backend-input record
+    keep: tuple[str, ...] = ()  # last dotted part or string meaning keep
+    transfer: tuple[str, ...] = ()  # ... meaning transfer
+    guard_modules: tuple[str, ...] = ()  # callee modules that make a call interop
+
+
+@dataclass(frozen=True, slots=True)
+class Adopt:
+    """A call that builds an owner from a native handle (`make_queue(h, ...)`)."""
+
+    function: str
+    handle: int
+    owner_kind: str
+    ownership: Ownership
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class Borrow:
+    """A call that hands out a handle borrowed from an owner (`get_native(q)`)."""
+
+    function: str
+    owner: int  # positional index of the owner in the function form; -1: none
+    method: str  # "none", "tracked" (only on a tracked owner) or "any"
+    unsupported: tuple[str, ...]  # owner kinds it must not be called on (OWN401)
+    guard_modules: tuple[str, ...]
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
 class CallModel:
     """Everything the models say about one callee."""
 
     creates: tuple[Create, ...] = ()
     release: Release | None = None
+    adopt: Adopt | None = None
+    borrow: Borrow | None = None
+    owner_kind: str | None = None  # a constructor whose result is an owner (dpctl objects)
+    record: bool = False  # a backend-input constructor: its keywords make a record
 
 
 @dataclass(slots=True)
@@ -149,6 +188,10 @@ def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> Non
     table[name] = CallModel(
         creates=old.creates + update.creates,
         release=update.release or old.release,
+        adopt=update.adopt or old.adopt,
+        borrow=update.borrow or old.borrow,
+        owner_kind=update.owner_kind or old.owner_kind,
+        record=update.record or old.record,
     )
 
 
@@ -185,6 +228,50 @@ def _load_file(path: Path, models: ModelSet) -> None:
         r.done()
         for fn in fns:
             _merge(models, matching, fn, CallModel(release=Release(fn, handle, name)))
+    own_raw = top.get("ownership", dict)
+    ownership = Ownership()
+    if own_raw is not None:
+        o = _Reader(path, "[ownership]", own_raw)
+        ownership = Ownership(
+            keywords=tuple(o.get("keywords", list, [])),
+            fields=tuple(o.get("fields", list, [])),
+            handle_fields=tuple(o.get("handle-fields", list, [])),
+            keep=tuple(o.get("keep", list, [])),
+            transfer=tuple(o.get("transfer", list, [])),
+            guard_modules=tuple(o.get("guard-modules", list, [])),
+        )
+        for fn in o.get("backend-input", list, []):
+            _merge(models, matching, fn, CallModel(record=True))
+        o.done()
+    for i, raw in enumerate(top.get("adopt", "tables", [])):
+        r = _Reader(path, f"[[adopt]][{i}]", raw)
+        fns = r.get("functions", list, required=True)
+        handle = r.get("handle", int, 0)
+        kind = r.get("owner-kind", str, "SYCL object")
+        r.done()
+        if own_raw is None:
+            r.fail("", "an [[adopt]] needs an [ownership] table in the same file")
+        for fn in fns:
+            _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name)))
+    for i, raw in enumerate(top.get("borrow", "tables", [])):
+        r = _Reader(path, f"[[borrow]][{i}]", raw)
+        fns = r.get("functions", list, required=True)
+        owner = r.get("owner", int, -1)
+        method = r.get("method", str, "none")
+        if method not in ("none", "tracked", "any"):
+            r.fail("method", "must be 'none', 'tracked' or 'any'")
+        unsupported = tuple(r.get("unsupported-owner-kinds", list, []))
+        r.done()
+        for fn in fns:
+            b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name)
+            _merge(models, "last-name", fn, CallModel(borrow=b))
+    for i, raw in enumerate(top.get("owner", "tables", [])):
+        r = _Reader(path, f"[[owner]][{i}]", raw)
+        fns = r.get("functions", list, required=True)
+        kind = r.get("owner-kind", str, "object")
+        r.done()
+        for fn in fns:
+            _merge(models, matching, fn, CallModel(owner_kind=kind))
     values = top.get("values", dict)
     if values is not None:
         v = _Reader(path, "[values]", values)

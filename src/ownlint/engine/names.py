@@ -107,6 +107,19 @@ class _Collector(cst.CSTVisitor):
                 local = alias.asname.name.value
             self.names.imports[local] = f"{mod}.{name}" if mod else name
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `free_block = release` at module level: an alias of a function
+        if (
+            self.depth == 0
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and isinstance(node.value, cst.Name)
+            and node.value.value in self.names.functions
+        ):
+            mod = self.names.module
+            target = node.value.value
+            self.names.imports[node.targets[0].target.value] = f"{mod}.{target}" if mod else target
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if self.depth == 0:
             self.names.functions[node.name.value] = node

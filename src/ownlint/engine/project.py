@@ -53,6 +53,7 @@ class Scope:
     qualified: str = ""  # `mod.func`, `mod.Class.method`; "" where no call can reach it
     class_qualified: str | None = None  # for methods: `mod.Class`
     defaults: tuple[tuple[int, object], ...] = ()
+    generator: bool = False  # a call only makes a generator: no effect at the call site
 
 
 def _params(p: cst.Parameters) -> list[str]:
@@ -73,6 +74,26 @@ def _defaults(p: cst.Parameters) -> tuple[tuple[int, object], ...]:
             if lit is not None:
                 out.append((i, lit))
     return tuple(out)
+
+
+class _YieldFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.found = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def _is_generator(fn: cst.FunctionDef) -> bool:
+    finder = _YieldFinder()
+    fn.body.visit(finder)
+    return finder.found
 
 
 class _ScopeCollector(cst.CSTVisitor):
@@ -113,6 +134,7 @@ class _ScopeCollector(cst.CSTVisitor):
                 q or "",
                 outer if in_class else None,
                 _defaults(node.params),
+                _is_generator(node),
             )
         )
         self.stack.append(("function", q))
@@ -210,9 +232,10 @@ def module_names(paths: list[str]) -> dict[str, str]:
 class Project:
     """The units of one run, their scopes, and the summaries computed on demand."""
 
-    def __init__(self, units: list[Unit], models: ModelSet) -> None:
+    def __init__(self, units: list[Unit], models: ModelSet, options: EngineOptions) -> None:
         self.units = units
         self.models = models
+        self.options = options
         self.scopes: dict[int, list[Scope]] = {}
         self.functions: dict[str, tuple[Unit, Scope]] = {}
         self.summaries: dict[str, Summary] = {}
@@ -251,13 +274,17 @@ class Project:
         def resolve(call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
             return self.resolve(scope, call, qualified, on_self)
 
-        return FunctionAnalysis(unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve)
+        fa = FunctionAnalysis(unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve)
+        fa.interop_modules = self.options.interop_modules
+        return fa
 
     def summary_of(self, qualified: str) -> Summary:
         done = self.summaries.get(qualified)
         if done is not None:
             return done
         unit, scope = self.functions[qualified]
+        if scope.generator:
+            return Summary(qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,))
         if qualified in self.in_progress:  # recursion: see summaries.py
             return Summary(qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,))
         self.in_progress.add(qualified)
@@ -296,7 +323,7 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
     sink = ViolationSink()
     for i, f in enumerate(files):
         units.append(_load(i, f, f.module if f.module is not None else modnames[f.path], reports[i], sink))
-    project = Project([u for u in units if u is not None], models)
+    project = Project([u for u in units if u is not None], models, options)
     raw: list[RawViolation] = []
     for unit in project.units:
         try:

@@ -20,14 +20,20 @@ never invent one, and is recorded in `widened`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Union
 
 import libcst as cst
 
 # handle states
-LIVE = "live"
-FREED = "freed"
+LIVE = "live"  # the application's (or nothing known)
+FREED = "freed"  # destroyed or freed by the application
+TRANSFERRED = "transferred"  # adopted by an owner with ownership transfer
+KEPT = "kept"  # adopted by an owner with ownership keep
+BORROWED = "borrowed"  # handed out by an owner (get_native, addressof_ref)
+# owner states (SYCL objects, dpctl objects)
+OWNER = "owner"  # alive or possibly alive
+OWNER_DEAD = "owner-dead"
 
 MAX_PATHS = 48
 
@@ -53,17 +59,25 @@ class HState:
     # did to it, "use" or "free", which its callers replay (summaries.py)
     first: str | None = None
     first_step: Step | None = field(default=None, compare=False, hash=False)
+    # for a handle: the object that adopted or lent it; for an owner made with
+    # keep: the handle it adopted
+    owner: int | None = None
+    tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
+    escaped: bool = False  # an owner some reference outside the locals may hold
 
-    def with_step(self, kind: str, step: Step) -> "HState":
-        return HState(kind, self.reported, self.story + (step,), self.first, self.first_step)
+    def but(self, **changes: object) -> "HState":
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def with_step(self, kind: str, step: Step, **changes: object) -> "HState":
+        return replace(self, kind=kind, story=self.story + (step,), **changes)  # type: ignore[arg-type]
 
     def mark_reported(self) -> "HState":
-        return HState(self.kind, True, self.story, self.first, self.first_step)
+        return replace(self, reported=True)
 
     def with_first(self, first: str, step: Step) -> "HState":
         if self.first is not None:
             return self
-        return HState(self.kind, self.reported, self.story, first, step)
+        return replace(self, first=first, first_step=step)
 
 
 # A value a name can hold:

@@ -23,7 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from ownlint.engine.state import HState, PathState
+from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
+
+
+def _objects(v: object) -> list[int]:
+    if isinstance(v, int):
+        return [v]
+    if isinstance(v, tuple) and v and v[0] == "seq":
+        return [o for x in v[1] for o in _objects(x)]
+    return []
 
 # Where a value the callee hands back came from:
 #   ("param", i)         the caller's i-th argument
@@ -33,11 +41,19 @@ from ownlint.engine.state import HState, PathState
 ValueDesc = Union[None, tuple]
 
 
+# Whom a handle the callee transferred, kept or borrowed belongs to afterwards:
+#   ("ret",)            the object the callee returns
+#   ("param", i)        the caller's i-th argument
+#   ("dead", story)     an owner local to the callee, dead once it returns
+#   ("alive",) / None   an owner the caller cannot see (may be alive)
+OwnerDesc = Union[None, tuple]
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     conds: tuple[tuple[int, bool], ...]  # parameter index -> assumed truthiness
-    params: tuple[tuple[int, HState], ...]  # parameter index -> its final typestate
-    fields: tuple[tuple[str, HState], ...]  # self.x (as read on entry) -> its final typestate
+    params: tuple[tuple[int, HState, OwnerDesc], ...]  # parameter index -> its final typestate
+    fields: tuple[tuple[str, HState, OwnerDesc], ...]  # self.x (as read on entry) -> its final typestate
     rebinds: tuple[tuple[str, ValueDesc], ...]  # self.x -> what the callee left in it
     ret: ValueDesc
 
@@ -64,8 +80,27 @@ def describe_value(v: object, st: PathState, fields: dict[str, int], nparams: in
                 return ("field", attr)
         hs = st.heap.get(v)
         if hs is not None:
-            return ("fresh", hs)
+            if hs.kind == OWNER:
+                hs = hs.but(escaped=False, owner=None)  # the caller holds the only reference now
+            return ("fresh", hs, describe_owner(hs.owner, st, (), nparams, None))
     return None
+
+
+def describe_owner(owner: int | None, st: PathState, returned: tuple[int, ...], nparams: int, end: Step | None) -> OwnerDesc:
+    if owner is None:
+        return None
+    if owner in returned:
+        return ("ret",)
+    if -nparams <= owner < 0:
+        return ("param", -owner - 1)
+    hs = st.heap.get(owner)
+    if hs is None:
+        return ("alive",)
+    if hs.kind == OWNER_DEAD:
+        return ("dead", hs.story)
+    if hs.kind == OWNER and not hs.escaped and owner >= 0:
+        return ("dead", hs.story)  # a local owner: it dies when the callee returns
+    return ("alive",)
 
 
 def outcome_of(st: PathState, params: list[str], fields: dict[str, int], self_name: str | None) -> Outcome:
@@ -74,8 +109,14 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, int], self_na
     conds = tuple(
         (i, st.conds[p]) for i, p in enumerate(params) if p in st.conds and st.env.get(p) == -(i + 1)
     )
-    ps = tuple((i, st.heap[-(i + 1)]) for i in range(n) if -(i + 1) in st.heap)
-    fs = tuple((attr, st.heap[obj]) for attr, obj in sorted(fields.items()) if obj in st.heap)
+    ret_value = st.env.get(RETURN_KEY)
+    returned = tuple(o for o in _objects(ret_value))
+
+    def owner(hs: HState) -> OwnerDesc:
+        return describe_owner(hs.owner, st, returned, n, None)
+
+    ps = tuple((i, st.heap[-(i + 1)], owner(st.heap[-(i + 1)])) for i in range(n) if -(i + 1) in st.heap)
+    fs = tuple((attr, st.heap[obj], owner(st.heap[obj])) for attr, obj in sorted(fields.items()) if obj in st.heap)
     rebinds: list[tuple[str, ValueDesc]] = []
     if self_name is not None:
         prefix = f"{self_name}."
@@ -84,7 +125,7 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, int], self_na
                 attr = key[len(prefix):]
                 if fields.get(attr) != v:
                     rebinds.append((attr, describe_value(v, st, fields, n)))
-    ret = describe_value(st.env.get(RETURN_KEY), st, fields, n)
+    ret = describe_value(ret_value, st, fields, n)
     return Outcome(conds, ps, fs, tuple(rebinds), ret)
 
 

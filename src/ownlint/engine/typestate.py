@@ -38,7 +38,21 @@ from ownlint.engine.cfg import CFG, Block, Edge, Elem, may_raise, source_of
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine.state import FREED, LIVE, HState, PathState, StateSet, Step, Val
+from ownlint.engine.models import Adopt, Borrow
+from ownlint.engine.state import (
+    BORROWED,
+    FREED,
+    KEPT,
+    LIVE,
+    OWNER,
+    OWNER_DEAD,
+    TRANSFERRED,
+    HState,
+    PathState,
+    StateSet,
+    Step,
+    Val,
+)
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
 
 # Finds the summary of the project function a call reaches, or None.
@@ -187,6 +201,7 @@ class FunctionAnalysis:
         self.name = name
         self.resolver = resolver
         self.fields: dict[str, int] = {}  # self.x read before any write -> its object
+        self.interop_modules: tuple[str, ...] = ()
         self.cfg = cfg
         self.models = models
         self.names = unit.names
@@ -304,12 +319,14 @@ class FunctionAnalysis:
         ev = _Eval(self, st, choices)
         node = elem.node
         kind = elem.kind
+        ev.site = elem.origin if kind == "with_exit" and elem.origin is not None else node
         if kind == "eval":
             st.last = ev.expr(node)  # type: ignore[arg-type]
         elif kind == "return":
             assert isinstance(node, cst.Return)
             value = ev.expr(node.value) if node.value is not None else None
             if value is not None:
+                ev.returned(value, node)
                 st.env[RETURN_KEY] = value
         elif kind == "raise":
             assert isinstance(node, cst.Raise)
@@ -319,6 +336,7 @@ class FunctionAnalysis:
             value = st.last if elem.source == "with" else None
             ev.bind_target(node, value)  # type: ignore[arg-type]
         elif kind == "def":
+            ev.capture(node)
             name = getattr(node, "name", None)
             if isinstance(name, cst.Name):
                 ev.bind(name.value, None)
@@ -360,16 +378,38 @@ class _Eval:
         self.st = st
         self.choices = choices
         self.models = fa.models
+        self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
 
     # -- names ---------------------------------------------------------------
     def bind(self, key: str, value: Val) -> None:
         st = self.st
         st.conds.pop(key, None)
         st.conds.pop(f"{key} is None", None)
+        old = st.env.get(key)
         if value is None:
             st.env.pop(key, None)
         else:
             st.env[key] = value
+        if old is not None and old != value:
+            self.drop(old, f"`{key}`")
+
+    def refs(self, obj: int) -> bool:
+        """Whether a local name (or `self.x`) still holds `obj`."""
+        return any(obj in _objects_in(v) for k, v in self.st.env.items() if k != RETURN_KEY)
+
+    def drop(self, old: Val, name: str) -> None:
+        """A reference went away: an owner nobody else may hold dies here."""
+        for obj in _objects_in(old):
+            hs = self.st.heap.get(obj)
+            if hs is not None and hs.kind == OWNER and not hs.escaped and obj >= 0 and not self.refs(obj):
+                self.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.site, f"{name} dies here"))
+
+    def escape(self, value: Val) -> None:
+        """Something outside the locals may now hold the owners in `value`."""
+        for obj in _objects_in(value):
+            hs = self.st.heap.get(obj)
+            if hs is not None and hs.kind == OWNER and not hs.escaped:
+                self.st.heap[obj] = hs.but(escaped=True)
 
     def bind_target(self, target: cst.BaseExpression, value: Val) -> None:
         key = target_key(target, self.fa.self_name)
@@ -378,6 +418,8 @@ class _Eval:
                 # an unknown value is still one value: freeing it twice is a double free
                 value = self.fa.site_object(target, 2)
                 self.forget(value)
+            if "." in key:
+                self.escape(value)  # `self.x` outlives the method
             self.bind(key, value)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -404,7 +446,8 @@ class _Eval:
                     for sub in _match_captures(child):
                         self.bind(sub, None)
             return
-        # a subscript or an attribute of something else: evaluate its parts
+        # a subscript or an attribute of something else: the value is stored away
+        self.escape(value)
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
         elif isinstance(target, cst.Attribute):
@@ -476,7 +519,11 @@ class _Eval:
         lit = literal(node)
         if lit is not None:
             return lit
-        return self.fa.unit.constants.get(node.value)
+        if node.value in self.fa.unit.constants:
+            return self.fa.unit.constants[node.value]
+        if node.value in self.fa.names.imports:
+            return ("sym", self.fa.names.imports[node.value])
+        return None
 
     def expr_Attribute(self, node: cst.Attribute) -> Val:
         key = target_key(node, self.fa.self_name)
@@ -484,6 +531,12 @@ class _Eval:
             if key not in self.st.env:
                 self.st.env[key] = self.fa.field_object(node.attr.value)
             return self.st.env[key]
+        head = node.value
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if isinstance(head, cst.Name) and head.value not in self.st.env:
+            # a dotted name from an import or a global: a symbol (`ownership.keep`)
+            return ("sym", self.fa.names.qualify(node))
         base = self.expr(node.value)
         if node.attr.value in self.models.derive_attributes and _objects_in(base):
             return base
@@ -555,6 +608,12 @@ class _Eval:
 
     def expr_IfExp(self, node: cst.IfExp) -> Val:
         self.expr(node.test)
+        if not (may_raise(node.body) or may_raise(node.orelse)):
+            # a choice between plain values is one merged value: a fact that could
+            # be either (`own = keep if b else transfer`) is unknown, and no finding
+            # may rest on it (RULES.md "How findings are chosen")
+            a, b = self.expr(node.body), self.expr(node.orelse)
+            return a if a == b else None
         if self.branch(node, node.test) == 0:
             return self.expr(node.body)
         return self.expr(node.orelse)
@@ -595,7 +654,37 @@ class _Eval:
         return ("dict", tuple(items)) if known else None
 
     def expr_Lambda(self, node: cst.Lambda) -> Val:
+        self.capture(node)
         return None  # analysed as a function of its own
+
+    def capture(self, node: cst.CSTNode) -> None:
+        """A nested function or lambda may keep the owners it names alive."""
+        for name in _names_in(node):
+            if name in self.st.env:
+                self.escape(self.st.env[name])
+
+    def expr_Yield(self, node: cst.Yield) -> Val:
+        if isinstance(node.value, cst.BaseExpression):
+            self.escape(self.expr(node.value))
+        elif node.value is not None:
+            self.expr(node.value.item)
+        return None
+
+    def returned(self, value: Val, node: cst.Return) -> None:
+        """`return value`: a borrowed or transferred handle whose local owner dies
+        with this frame dangles in the caller (OWN102)."""
+        returned = set(_objects_in(value))
+        for obj in returned:
+            hs = self.st.heap.get(obj)
+            if hs is None or hs.reported or hs.kind not in (BORROWED, TRANSFERRED) or hs.owner is None:
+                continue
+            owner = self.st.heap.get(hs.owner)
+            if owner is None or hs.owner < 0 or hs.owner in returned:
+                continue
+            if owner.kind == OWNER_DEAD or (owner.kind == OWNER and not owner.escaped):
+                step = self.fa.step_of(node, "its owner dies when the function returns")
+                self.fa.report(self.st, "OWN102", node, obj, source_of(node.value) if node.value else None, (), (step,))
+        self.escape(value)
 
     def _skip(self, node: cst.BaseExpression) -> Val:
         return None
@@ -629,41 +718,200 @@ class _Eval:
         receiver: Val = None
         receiver_store = False
         on_self = False
+        method = isinstance(node.func, cst.Attribute)
         if isinstance(node.func, cst.Attribute):
             receiver = self.expr(node.func.value)  # the receiver is evaluated, not used
             receiver_store = node.func.attr.value in models.store_methods
             on_self = isinstance(node.func.value, cst.Name) and node.func.value.value == fa.self_name
+            if isinstance(receiver, tuple) and receiver and receiver[0] == "sym":
+                method = False  # `lz.get_native(...)`: a module's function, not a method
         elif not isinstance(node.func, cst.Name):
             self.expr(node.func)
         args = [(a, self.expr(a.value)) for a in node.args]
         if qualified in models.derive:
             return _deref(args[0][1]) if args else None
-        if models.is_inspection(qualified) or receiver_store:
+        if models.is_inspection(qualified):
             return None
+        if receiver_store:
+            for _, v in args:
+                self.escape(v)
+            return None
+        model = models.call(qualified)
+        if model is not None and model.borrow is not None:
+            b = model.borrow
+            if method and b.method == "any" or method and b.method == "tracked" and self.is_owner(receiver):
+                return self.borrow(b, receiver, node, node.func.value)  # type: ignore[attr-defined]
+            positional = [v for a, v in args if a.keyword is None and not a.star]
+            if not method and 0 <= b.owner < len(positional) and (
+                self.guarded(qualified, b.guard_modules) or self.is_owner(positional[b.owner])
+            ):
+                return self.borrow(b, positional[b.owner], node, node.args[b.owner].value)
         summary = fa.resolver(node, qualified, on_self) if fa.resolver is not None else None
         if summary is not None:
+            for _, v in args:
+                self.escape(v)
             return self.apply(summary, node, receiver if on_self else None, args)
-        positional = [(a, v) for a, v in args if a.keyword is None and not a.star]
-        model = models.call(qualified)
+        positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
         consumed: set[int] = set()
+        result: Val = None
         if model is not None:
+            if model.record:
+                return ("dict", tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
+            if model.adopt is not None:
+                adopted = self.adopt(model.adopt, qualified, node, positional_args, args)
+                if adopted is not None:
+                    consumed.add(model.adopt.handle)
+                    result = adopted
             if model.release is not None:
-                i = _index(model.release.handle, len(positional))
+                i = _index(model.release.handle, len(positional_args))
                 if i is not None:
                     consumed.add(i)
-                    self.free(positional[i][1], node, source_of(positional[i][0].value))
+                    self.free(positional_args[i][1], node, source_of(positional_args[i][0].value))
             for create in model.creates:
-                i = _index(create.out, len(positional))
+                i = _index(create.out, len(positional_args))
                 if i is not None:
                     consumed.add(i)
-                    self.create(positional[i][1], node, create.kind, create.out)
-        for i, (a, v) in enumerate(positional):
+                    self.create(positional_args[i][1], node, create.kind, create.out)
+        for i, (a, v) in enumerate(positional_args):
             if i not in consumed:
                 self.use(v, node, source_of(a.value))
+                self.escape(v)
         for a, v in args:
             if a.keyword is not None:
                 self.use(v, node, source_of(a.value))
-        return None
+                self.escape(v)
+        if model is not None and model.owner_kind is not None:
+            result = self.new_owner(node, model.owner_kind, "made here")
+        return result
+
+    def is_owner(self, value: Val) -> bool:
+        objs = _objects_in(value)
+        return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).kind in (OWNER, OWNER_DEAD)
+
+    def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool:
+        """API.md's precision guard (a): the callee's module is an interop module."""
+        module = qualified.rpartition(".")[0]
+        words = (*modules, *self.fa.interop_modules)
+        return any(w in module for w in words)
+
+    def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> int:
+        obj = self.fa.site_object(node, 0)
+        self.forget(obj)
+        self.st.heap[obj] = HState(OWNER, False, (self.fa.step_of(node, f"{kind} {label}"),), tag=kind)
+        return obj
+
+    # -- SYCL interop --------------------------------------------------------------
+    def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
+        """"keep", "transfer", or "unknown" (API.md section 1 spellings)."""
+        own = adopt.ownership
+        value: Val = None
+        given = False
+        for a, v in args:
+            if a.keyword is not None and a.keyword.value in own.keywords:
+                value, given = v, True
+        if not given and isinstance(first, tuple) and first and first[0] == "dict":
+            for k, v in first[1]:
+                if k in own.fields:
+                    value, given = v, True
+        if not given:
+            return "transfer"
+        word = None
+        if isinstance(value, tuple) and value and value[0] in ("const", "sym") and isinstance(value[1], str):
+            word = value[1].rpartition(".")[2]
+        if word in own.keep:
+            return "keep"
+        if word in own.transfer:
+            return "transfer"
+        return "unknown"
+
+    def adopt(
+        self,
+        adopt: Adopt,
+        qualified: str,
+        node: cst.Call,
+        positional: list[tuple[cst.Arg, Val]],
+        args: list[tuple[cst.Arg, Val]],
+    ) -> Val:
+        """`make_*(h, ...)`: a new owner of `h`, or None when the call is not interop."""
+        if not 0 <= adopt.handle < len(positional):
+            return None
+        spelled_node: cst.CSTNode = positional[adopt.handle][0].value
+        first = positional[adopt.handle][1]
+        handle = first
+        record = isinstance(first, tuple) and bool(first) and first[0] == "dict"
+        if record:
+            handle = next((v for k, v in first[1] if k in adopt.ownership.handle_fields), None)  # type: ignore[index]
+        interop = (
+            self.guarded(qualified, adopt.ownership.guard_modules)
+            or record
+            or any(a.keyword is not None and a.keyword.value in adopt.ownership.keywords for a, _ in args)
+            or any(self.st.heap.get(o, HState(LIVE)).tag == "native" for o in _objects_in(handle))
+        )
+        if not interop:
+            return None
+        mode = self.ownership_of(adopt, first, args)
+        owner = self.new_owner(node, adopt.owner_kind, "made here")
+        spelled = source_of(spelled_node)
+        for obj in _objects_in(handle):
+            hs = self.st.heap.get(obj, HState(LIVE))
+            if hs.reported:
+                continue
+            if mode == "transfer":
+                self.transfer(obj, owner, node, spelled)
+            elif mode == "keep":
+                self.use(obj, node, spelled)
+                hs = self.st.heap.get(obj, HState(LIVE))
+                if not hs.reported and hs.kind in (LIVE, KEPT):
+                    self.st.heap[obj] = hs.with_step(KEPT, self.fa.step_of(node, "adopted with `keep` here"), owner=owner)
+                    self.st.heap[owner] = self.st.heap[owner].but(owner=obj)
+            else:  # unknown ownership: nothing may rest on it
+                self.use(obj, node, spelled)
+                if not self.st.heap.get(obj, HState(LIVE)).reported:
+                    self.st.heap.pop(obj, None)
+        return owner
+
+    def transfer(self, obj: int, owner: int, node: cst.CSTNode, spelled: str, via: Summary | None = None, inner: Step | None = None) -> None:
+        hs = self.st.heap.get(obj, HState(LIVE))
+        if hs.reported:
+            return
+        if hs.kind == TRANSFERRED:
+            self.fa.report(self.st, "OWN103", node, obj, spelled, _via(via), _inner(inner, via, "transferred again here"))
+            return
+        if hs.kind == FREED:
+            self.fa.report(self.st, "OWN203", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
+            return
+        where = inner if inner is not None else self.fa.step_of(node, "")
+        label = f"ownership transferred here, inside `{via.name}`" if via is not None else "ownership transferred here"
+        self.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label), owner=owner)
+
+    def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val:
+        """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
+        objs = _objects_in(owner_val)
+        self.use(owner_val, node, source_of(spelled))
+        if len(objs) != 1:
+            return None
+        owner = objs[0]
+        hs = self.st.heap.get(owner)
+        if hs is None or hs.kind not in (OWNER, OWNER_DEAD):
+            return None  # not an object ownlint follows: nothing is known of its lifetime
+        if hs.tag in b.unsupported:
+            if self.fa.violations is not None:
+                self.fa.violations.append(
+                    RawViolation("OWN401", self.fa.unit.index, node, source_of(spelled), (("kind", hs.tag),), hs.story)
+                )
+            return None
+        if hs.owner is not None and hs.kind == OWNER:
+            return hs.owner  # made with keep: the application's own handle
+        result = self.fa.site_object(node, 1)
+        self.forget(result)
+        self.st.heap[result] = HState(
+            BORROWED, False, (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),), owner=owner
+        )
+        if hs.kind == OWNER and not hs.escaped and not self.refs(owner):
+            self.st.heap[owner] = hs.with_step(
+                OWNER_DEAD, self.fa.step_of(node, "a temporary: it dies at the end of this statement")
+            )
+        return result
 
     # -- effects on one object ---------------------------------------------------
     def use(self, value: Val, node: cst.CSTNode, spelled: str, via: Summary | None = None, inner: Step | None = None) -> None:
@@ -673,6 +921,13 @@ class _Eval:
                 continue
             if hs is not None and hs.kind == FREED:
                 self.fa.report(self.st, "OWN203", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
+            elif hs is not None and hs.kind in (TRANSFERRED, BORROWED):
+                owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+                if owner is not None and owner.kind == OWNER_DEAD:
+                    extra = owner.story[-1:] + _inner(inner, via, "used here")
+                    self.fa.report(self.st, "OWN102", node, obj, spelled, _via(via), extra)
+                elif hs.kind == TRANSFERRED:
+                    self.fa.report(self.st, "OWN101", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
             elif obj < 0 and (hs is None or hs.first is None):
                 self.st.heap[obj] = (hs or HState(LIVE)).with_first("use", self.fa.step_of(node, "used here"))
 
@@ -686,12 +941,20 @@ class _Eval:
             if hs.kind == FREED:
                 self.fa.report(self.st, "OWN201", node, obj, spelled, _via(via), _inner(inner, via, "freed again here"))
                 continue
+            if hs.kind in (TRANSFERRED, BORROWED):
+                self.fa.report(self.st, "OWN202", node, obj, spelled, _via(via), _inner(inner, via, "freed here"))
+                continue
+            if hs.kind == KEPT and hs.owner is not None:
+                owner = self.st.heap.get(hs.owner)
+                if owner is not None and owner.kind == OWNER and self.refs(hs.owner):
+                    self.fa.report(self.st, "OWN204", node, obj, spelled, _via(via), _inner(inner, via, "freed here"))
+                    continue
             where = inner if inner is not None else self.fa.step_of(node, "")
             label = f"freed here, inside `{via.name}`" if via is not None else "first freed here"
             step = Step(where.unit, where.node, label)
             if obj < 0:
                 hs = hs.with_first("free", step)
-            self.st.heap[obj] = hs.with_step(FREED, step)
+            self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
 
     def create(self, value: Val, node: cst.Call, kind: str, slot: int) -> None:
         if not (isinstance(value, tuple) and value and value[0] == "ref" and value[1] is not None):
@@ -699,7 +962,7 @@ class _Eval:
         obj = self.fa.site_object(node, slot)
         self.forget(obj)
         verb = "allocated" if kind == "memory" else "created"
-        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),))
+        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
         self.bind(value[1], obj)
 
     # -- project functions -------------------------------------------------------
@@ -721,19 +984,21 @@ class _Eval:
             expr = bound.get(i, (None, None))[0]
             if isinstance(expr, cst.Name):
                 self.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
-        for i, effect in outcome.params:
+        ret = self.materialize(outcome.ret, bound, node, summary, 0)
+        for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
-            self.replay(effect, value, node, source_of(expr) if expr is not None else summary.params[i], summary)
+            spelled = source_of(expr) if expr is not None else summary.params[i]
+            self.replay(effect, owner, value, ret, bound, node, spelled, summary, 2000 + i)
         caller_self = self.fa.self_name
         if caller_self is not None and receiver is not None:
-            for attr, effect in outcome.fields:
+            for attr, effect, owner in outcome.fields:
                 key = f"{caller_self}.{attr}"
                 if key not in self.st.env:
                     self.st.env[key] = self.fa.field_object(attr)
-                self.replay(effect, self.st.env[key], node, key, summary)
+                self.replay(effect, owner, self.st.env[key], ret, bound, node, key, summary, 3000)
             for attr, desc in outcome.rebinds:
                 self.bind(f"{caller_self}.{attr}", self.materialize(desc, bound, node, summary, 1 + len(attr)))
-        return self.materialize(outcome.ret, bound, node, summary, 0)
+        return ret
 
     def bind_arguments(self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> dict[int, tuple[cst.BaseExpression | None, Val]]:
         bound: dict[int, tuple[cst.BaseExpression | None, Val]] = {}
@@ -766,15 +1031,59 @@ class _Eval:
                     return False
         return True
 
-    def replay(self, effect: HState, value: Val, node: cst.Call, spelled: str, summary: Summary) -> None:
+    def replay(
+        self,
+        effect: HState,
+        owner: object,
+        value: Val,
+        ret: Val,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        node: cst.Call,
+        spelled: str,
+        summary: Summary,
+        slot: int,
+    ) -> None:
         """Apply what the callee did to one parameter, in its order."""
         if effect.reported:
             return  # a bug wholly inside the callee, reported there
         if effect.first == "use":
             self.use(value, node, spelled, summary, effect.first_step)
+        last = effect.story[-1] if effect.story else None
         if effect.kind == FREED:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
             self.free(value, node, spelled, summary, where)
+        elif effect.kind in (TRANSFERRED, KEPT):
+            owner_obj = self.owner_for(owner, ret, bound, node, slot, summary)
+            for obj in _objects_in(value):
+                if effect.kind == TRANSFERRED:
+                    self.transfer(obj, owner_obj, node, spelled, summary, last)
+                else:
+                    hs = self.st.heap.get(obj, HState(LIVE))
+                    if not hs.reported and hs.kind in (LIVE, KEPT):
+                        step = Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`") if last else self.fa.step_of(node, "adopted with `keep` here")
+                        self.st.heap[obj] = hs.with_step(KEPT, step, owner=owner_obj)
+
+    def owner_for(
+        self, desc: object, ret: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]], node: cst.Call, slot: int, summary: Summary
+    ) -> int:
+        """The caller's object for the owner the callee linked a handle to."""
+        if isinstance(desc, tuple) and desc:
+            if desc[0] == "ret" and isinstance(ret, int):
+                return ret
+            if desc[0] == "param":
+                objs = _objects_in(bound.get(desc[1], (None, None))[1])
+                if len(objs) == 1:
+                    return objs[0]
+            if desc[0] == "dead":
+                obj = self.fa.site_object(node, slot)
+                self.forget(obj)
+                step = self.fa.step_of(node, f"the SYCL object made inside `{summary.name}` dies when it returns")
+                self.st.heap[obj] = HState(OWNER_DEAD, False, desc[1] + (step,))
+                return obj
+        obj = self.fa.site_object(node, slot)  # held somewhere the caller cannot see
+        self.forget(obj)
+        self.st.heap[obj] = HState(OWNER, escaped=True)
+        return obj
 
     def materialize(self, desc: object, bound: dict[int, tuple[cst.BaseExpression | None, Val]], node: cst.Call, summary: Summary, slot: int) -> Val:
         """The caller's value for what the callee handed back."""
@@ -790,7 +1099,8 @@ class _Eval:
             obj = self.fa.site_object(node, 1000 + slot)
             self.forget(obj)
             step = self.fa.step_of(node, f"returned by `{summary.name}` here")
-            self.st.heap[obj] = HState(hs.kind, hs.reported, hs.story + (step,))
+            owner = self.owner_for(desc[2], None, bound, node, 4000 + slot, summary) if hs.owner is not None else None
+            self.st.heap[obj] = HState(hs.kind, hs.reported, hs.story + (step,), tag=hs.tag, owner=owner)
             return obj
         return None
 
@@ -815,6 +1125,17 @@ def _inner(step: Step | None, summary: Summary | None, label: str) -> tuple[Step
     if step is None or summary is None:
         return ()
     return (Step(step.unit, step.node, f"{label}, inside `{summary.name}`"),)
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            names.add(n.value)
+
+    node.visit(V())
+    return names
 
 
 def _deref(v: Val) -> Val:

@@ -1,0 +1,49 @@
+"""OWN101 use-after-transfer."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN101",
+    name="use-after-transfer",
+    severity="warning",
+    summary="A native handle is used directly after `make_*` took ownership of it (transfer).",
+    what_it_does="""
+Reports a use of a Level Zero handle (passing it, an alias or a derived value
+to a call) after a `make_*` call adopted it with ownership `transfer` (the
+default), while the SYCL object that now owns it may still be alive.
+""",
+    why_bad="""
+With `transfer` the SYCL runtime owns the handle (4.4.1) and drives it from its
+own threads; Level Zero handles are not thread-safe (4.4.4), so the
+application's direct calls race with the runtime's. Once the owner dies the
+handle is destroyed and the same use is OWN102.
+""",
+    example="""
+q = make_queue(hq, ctx, device=dev)
+zeCommandQueueSynchronize(hq, UINT64_MAX)     # OWN101
+""",
+    use_instead="""
+q = make_queue(hq, ctx, device=dev, ownership=ownership.keep)
+zeCommandQueueSynchronize(hq, UINT64_MAX)     # the application still owns hq
+""",
+    known_limits="""
+An ownership ownlint cannot read (a variable with several possible values)
+gives no finding. `get_native(q)` results are their own borrowed values:
+using them while `q` lives is fine.
+""",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.4. API.md section 1.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = v.handle or "the handle"
+    return (
+        f"`{h}` is used after its ownership was transferred to a SYCL object{via_suffix(v)}",
+        "used here after the transfer",
+        "pass `ownership=keep` to `make_*` if the application must go on using the handle, or use the SYCL object",
+    )
+
+
+CHECK = Check(RULE, describe)

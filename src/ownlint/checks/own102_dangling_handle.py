@@ -1,0 +1,53 @@
+"""OWN102 dangling-handle."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN102",
+    name="dangling-handle",
+    severity="error",
+    summary="A native handle is used (or returned) after the SYCL or dpctl object that owned it died.",
+    what_it_does="""
+Reports a use of a handle whose owner is dead on some path: a handle
+transferred to a `make_*` object, a `get_native(obj)` result where `obj` was
+not made with `keep`, or a dpctl `obj.addressof_ref()` pointer, after the
+owner's last local reference was deleted or rebound. Also a `return` of such
+a handle from the function whose local owner dies there, and any use of one
+taken from a temporary owner (`dpctl.SyclQueue().addressof_ref()`).
+""",
+    why_bad="""
+When the owner dies the runtime destroys the native object (4.4.1, 4.4.3):
+the handle now names freed driver state, and a later call on it crashes or
+corrupts another object that reused it.
+""",
+    example="""
+def native_queue(hq, ctx, dev):
+    q = make_queue(hq, ctx, device=dev)
+    return get_native(q)                      # OWN102: q dies here
+""",
+    use_instead="""
+def native_queue(hq, ctx, dev):
+    q = make_queue(hq, ctx, device=dev)
+    return q, get_native(q)                   # the caller keeps q alive
+""",
+    known_limits="""
+An owner passed to another call (other than `get_native` and inspection
+built-ins) may be retained by it, so its death is never proved afterwards. A
+`yield` does not end a generator's frame and is not a return.
+""",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3. API.md sections 1 and 4.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = v.handle or "the handle"
+    return (
+        f"`{h}` dangles: the object that owned it is dead{via_suffix(v)}",
+        "used here after its owner died",
+        "keep the owning SYCL/dpctl object alive for as long as its native handle is used",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -1,0 +1,47 @@
+"""OWN202 free-of-runtime-owned."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN202",
+    name="free-of-runtime-owned",
+    severity="error",
+    summary="The application destroys or frees a handle the SYCL runtime owns.",
+    what_it_does="""
+Reports a destroy/free (`ze*Destroy`, `zeMemFree`, a model's release) of a
+handle that was transferred to a `make_*` object, or that came from
+`get_native` of an object not made with `keep`, whether or not the owner has
+died by then.
+""",
+    why_bad="""
+"The application must not destroy the Level-Zero handle itself" (4.4.1): the
+runtime destroys it when the owner dies, so this is a double destroy; for
+buffers (4.5) the runtime may still be using the memory.
+""",
+    example="""
+buf = make_buffer(ptr, ctx)                   # transfer: the runtime frees ptr
+zeMemFree(hctx, ptr)                          # OWN202
+""",
+    use_instead="""
+buf = make_buffer(ptr, ctx, ownership=ownership.keep)
+...
+del buf
+zeMemFree(hctx, ptr)
+""",
+    known_limits="An ownership ownlint cannot read gives no finding.",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.5. API.md section 1.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = v.handle or "the handle"
+    return (
+        f"`{h}` is owned by the SYCL runtime and must not be freed by the application{via_suffix(v)}",
+        "freed here",
+        "let the SYCL object release it, or adopt it with `ownership=keep` and free it after the object is gone",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -1,0 +1,49 @@
+"""OWN204 free-while-owner-alive."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN204",
+    name="free-while-owner-alive",
+    severity="error",
+    summary="A handle adopted with `keep` is destroyed while the SYCL object built on it still lives.",
+    what_it_does="""
+Reports a destroy/free of a handle adopted with ownership `keep` while a
+local reference (or `self.x` in the same method) to the SYCL object built
+from it is still live.
+""",
+    why_bad="""
+With `keep` the application owns the handle but must outlive every SYCL
+object built on it (4.4.2); for buffers the destructor blocks on the memory
+(4.5). Destroying it first leaves the SYCL object on freed driver state.
+""",
+    example="""
+ctx_s = make_context(hctx, devices=[dev], ownership=ownership.keep)
+zeContextDestroy(hctx)                        # OWN204: ctx_s still alive
+""",
+    use_instead="""
+ctx_s = make_context(hctx, devices=[dev], ownership=ownership.keep)
+...
+del ctx_s
+zeContextDestroy(hctx)
+""",
+    known_limits="""
+Liveness is proved only by a live local reference. An owner passed to a call
+and then deleted may or may not be alive: no finding.
+""",
+    references="SYCL Level-Zero backend specification 4.4.2, 4.5. API.md section 1.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = v.handle or "the handle"
+    return (
+        f"`{h}` is destroyed while the SYCL object that uses it (adopted with `keep`) is still alive{via_suffix(v)}",
+        "destroyed here",
+        "delete the SYCL object (`del obj`) before destroying the native handle",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -1,0 +1,45 @@
+"""OWN401 get-native-unsupported."""
+
+from ownlint.checks.base import Check
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN401",
+    name="get-native-unsupported",
+    severity="error",
+    summary="`get_native` is called on a SYCL buffer or image, which the Level Zero backend does not support.",
+    what_it_does="""
+Reports `get_native(obj)` or `obj.get_native()` where `obj` is a SYCL buffer
+(`make_buffer`) or image (`make_image`) on some path.
+""",
+    why_bad="""
+Section 4.2 of the backend specification does not support `get_native` on
+buffers and images: the call fails at run time. Buffer memory is reached
+through `interop_handle.get_native_mem` inside a host task.
+""",
+    example="""
+buf = make_buffer(ptr, ctx)
+native = get_native(buf)                      # OWN401
+""",
+    use_instead="""
+def task(ih):
+    ptr = ih.get_native_mem(acc)              # valid inside the host task only
+cgh.host_task(task)
+""",
+    known_limits="Only objects ownlint saw made by `make_buffer` / `make_image` are known to be buffers or images.",
+    references="SYCL Level-Zero backend specification 4.2. API.md section 1.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    kind = v.fact("kind", "buffer")
+    h = v.handle or "the object"
+    return (
+        f"`get_native` is not supported on a SYCL {kind} (`{h}`)",
+        f"`{h}` is a {kind} here",
+        "use `interop_handle.get_native_mem(accessor)` inside a host task",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -40,6 +40,30 @@ CHECKS: dict[str, Check] = {
 RULES: tuple[Rule, ...] = tuple(c.rule for c in CHECKS.values())
 
 
+# "The most specific rule wins at a site, one finding per handle per site"
+# (RULES.md): different paths may reach one site with the handle in different
+# states; the finding kept is the most specific one.
+SUPERSEDES: dict[str, frozenset[str]] = {
+    "OWN201": frozenset({"OWN203"}),
+    "OWN202": frozenset({"OWN101", "OWN102", "OWN203"}),
+    "OWN103": frozenset({"OWN101", "OWN102"}),
+    "OWN403": frozenset({"OWN101", "OWN102"}),
+    "OWN102": frozenset({"OWN101"}),
+}
+
+
+def most_specific(violations: list[Violation]) -> list[Violation]:
+    """Drop a violation when a more specific one holds at the same site for the same handle."""
+    at_site: dict[tuple[str, object, str | None], set[str]] = {}
+    for v in violations:
+        at_site.setdefault((v.path, v.span, v.handle), set()).add(v.code)
+    return [
+        v
+        for v in violations
+        if not any(v.code in SUPERSEDES.get(other, ()) for other in at_site[(v.path, v.span, v.handle)])
+    ]
+
+
 def to_diagnostic(v: Violation) -> Diagnostic:
     check = CHECKS[v.code]
     message, label, help_text = check.describe(v)

@@ -10,7 +10,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ownlint import __version__
-from ownlint.checks import to_diagnostic
+from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
 from ownlint.engine.cfg import CFG, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet
@@ -343,8 +343,9 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
             for s in rv.story
         )
         sink.add(Violation(rv.code, unit.path, positions.span(unit, rv.node), rv.handle, rv.facts, story))
-    for v in sink:
-        index = next(i for i, f in enumerate(files) if f.path == v.path)
+    index_of = {f.path: i for i, f in enumerate(files)}
+    for v in most_specific(list(sink)):
+        index = index_of[v.path]
         reports[index].diagnostics.append(to_diagnostic(v))
     for r in reports:
         r.diagnostics.sort(key=lambda d: d.sort_key())

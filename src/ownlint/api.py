@@ -1,0 +1,183 @@
+"""The one entry point the command line and the language server share.
+
+`check_paths` discovers files, reads them, hands them all to the engine at
+once (so that summaries cross modules), then keeps the findings the
+configuration enables and no comment suppresses. `check_source` does the same
+for one buffer (standard input, an editor). Neither prints nor exits: a
+`ModelError` from the model files propagates to the caller; a file that
+cannot be read becomes a `FileError` and the run goes on.
+
+Not here: rendering (`ownlint.render`), exit statuses (`ownlint.cli`), a
+cache or parallel jobs (there are none yet).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ownlint import __version__
+from ownlint.config import Config
+from ownlint.diagnostics import Diagnostic, FileError, FileReport
+from ownlint.discovery import discover, display_path
+from ownlint.engine import project
+from ownlint.engine.models import ModelSet, load_models
+from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
+
+INTERNAL_ERROR_PREFIX = "internal error in ownlint"
+_BOM = "\ufeff"
+
+
+@dataclass(slots=True)
+class RunResult:
+    """What one run found.
+
+    `files` are the displayed paths of every file the run tried to check;
+    `sources` maps the displayed path of every file that was read to its text
+    (the text renderer shows source lines from it).
+    """
+
+    findings: list[Diagnostic]
+    errors: list[FileError]
+    files: list[str]
+    seconds: float
+    sources: dict[str, str] = field(default_factory=dict)
+    unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+
+    @property
+    def has_internal_error(self) -> bool:
+        """Whether ownlint itself failed on some file (as opposed to the file being unreadable)."""
+        return any(e.message.startswith(INTERNAL_ERROR_PREFIX) for e in self.errors)
+
+
+def check_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    config: Config,
+    *,
+    report_unused_suppressions: bool = False,
+) -> RunResult:
+    """Check the files under `paths` (see `ownlint.discovery` for which) as one project."""
+    started = time.perf_counter()
+    models = load_models(config.models)
+    found = discover(paths, config)
+    errors = list(found.errors)
+    sources: list[project.SourceFile] = []
+    for file in found.files:
+        shown = display_path(file)
+        text = read_source(file, shown)
+        if isinstance(text, FileError):
+            errors.append(text)
+        else:
+            sources.append(project.SourceFile(shown, text, module_name(file)))
+    files = [display_path(f) for f in found.files]
+    return _analyze(sources, errors, files, config, models, started, report_unused_suppressions)
+
+
+def check_source(
+    source: str,
+    path: str | os.PathLike[str],
+    config: Config,
+    *,
+    report_unused_suppressions: bool = False,
+) -> RunResult:
+    """Check one buffer as if it were the file at `path` (which need not exist); no other file is read."""
+    started = time.perf_counter()
+    models = load_models(config.models)
+    shown = display_path(path)
+    text = source.removeprefix(_BOM)
+    files = [project.SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
+    return _analyze(files, [], [shown], config, models, started, report_unused_suppressions)
+
+
+def read_source(path: Path, shown: str) -> str | FileError:
+    """The text of the file at `path`, or why it cannot be checked."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return FileError(shown, f"cannot read: {error.strerror or error}")
+    return decode_source(data, shown)
+
+
+def decode_source(data: bytes, shown: str) -> str | FileError:
+    """UTF-8 text without its byte order mark, or why it is not (other encodings are not supported)."""
+    if b"\x00" in data:
+        return FileError(shown, "contains NUL bytes")
+    try:
+        return data.decode("utf-8").removeprefix(_BOM)
+    except UnicodeDecodeError as error:
+        return FileError(shown, f"not UTF-8: {error.reason} at byte offset {error.start}")
+
+
+def module_name(path: Path) -> str | None:
+    """The dotted module name of a source file, from the packages (`__init__.py`) above it; None if it has none."""
+    if path.suffix not in (".py", ".pyi"):
+        return None
+    parts = [] if path.stem == "__init__" else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").is_file() or (directory / "__init__.pyi").is_file():
+        parts.insert(0, directory.name)
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts)
+
+
+def _analyze(
+    sources: list[project.SourceFile],
+    errors: list[FileError],
+    files: list[str],
+    config: Config,
+    models: ModelSet,
+    started: float,
+    report_unused: bool,
+) -> RunResult:
+    options = project.EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size)
+    reports = _isolated_analysis(sources, models, options)
+    texts = {f.path: f.source for f in sources}
+    by_path: dict[str, list[Diagnostic]] = {}
+    for report in reports:
+        errors.extend(report.errors)
+        for diagnostic in report.diagnostics:
+            if config.is_enabled(diagnostic.code, diagnostic.path):
+                by_path.setdefault(diagnostic.path, []).append(diagnostic)
+    findings: list[Diagnostic] = []
+    unused: list[UnusedSuppression] = []
+    for path in sorted(by_path.keys() | (texts.keys() if report_unused else set())):
+        diagnostics = by_path.get(path, [])
+        if path not in texts:
+            findings.extend(diagnostics)
+            continue
+        suppressions = parse_suppressions(texts[path])
+        kept, used = apply_suppressions(diagnostics, suppressions)
+        findings.extend(kept)
+        if report_unused:
+            unused.extend(unused_suppressions(path, suppressions, used, _enabled_in(config, path)))
+    findings.sort(key=Diagnostic.sort_key)
+    errors.sort(key=lambda e: e.path)
+    unused.sort(key=lambda u: (u.path, u.line, u.column, u.what))
+    seconds = time.perf_counter() - started
+    return RunResult(findings, errors, files, seconds, texts, unused)
+
+
+def _enabled_in(config: Config, path: str) -> Callable[[str], bool]:
+    def enabled(code: str) -> bool:
+        return config.is_enabled(code, path)
+
+    return enabled
+
+
+def _isolated_analysis(
+    sources: list[project.SourceFile], models: ModelSet, options: project.EngineOptions
+) -> list[FileReport]:
+    """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""
+    try:
+        return project.analyze_project(sources, models, options)
+    except Exception as error:  # the one place where a failure is isolated from the rest of the run
+        reason = " ".join(f"{type(error).__name__}: {error}".split())
+        message = f"{INTERNAL_ERROR_PREFIX} {__version__}: {reason}"
+        return [FileReport(f.path, errors=[FileError(f.path, message)]) for f in sources]

@@ -1,0 +1,68 @@
+"""OWN301 memmap-overlap."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN301",
+    name="memmap-overlap",
+    severity="error",
+    summary="An external memory mapping overlaps another mapping of the same buffer that is still live.",
+    what_it_does="""
+Reports a `zeMemAllocHost` that maps system memory (a
+`ze_external_memmap_sysmem_ext_desc_t` chained into its descriptor) over a
+range `[pSystemMemory, pSystemMemory + size)` that overlaps a mapping made
+earlier on the same path and not yet released with `zeMemFree`. Ranges are
+compared symbolically in units of the page size `P`, so
+`[base + 2*P, base + 6*P)` overlaps `[base, base + 4*P)`.
+""",
+    why_bad="""
+Each mapping pins the pages and sets up the device's page tables for them.
+Two live mappings of the same pages share that state: releasing one tears
+down the other's device page tables, and the device then faults, or reads
+and writes pages the driver no longer considers mapped.
+""",
+    example="""
+# map_range(hctx, addr, size): zeMemAllocHost over [addr, addr + size) through a memmap descriptor
+buf = mmap.mmap(-1, 8 * PAGE)
+base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+lo = map_range(hctx, base, 4 * PAGE)
+hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)       # OWN301: overlaps lo
+""",
+    use_instead="""
+buf = mmap.mmap(-1, 8 * PAGE)
+base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+lo = map_range(hctx, base, 2 * PAGE)
+hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)       # disjoint: [base + 2*P, base + 6*P)
+# or release the first mapping before mapping the pages again:
+# zeMemFree(hctx, lo)
+""",
+    known_limits="""
+Ranges are compared only when both derive from the same base buffer;
+mappings of two different buffers never overlap. An address or size the
+analysis cannot compute, or a relation between two ranges it cannot decide,
+gives no finding. A mapping made inside a helper is seen through the helper's
+summary and reported at the call site.
+""",
+    references="""
+Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`),
+`ze_external_memmap_sysmem_ext_desc_t`. API.md section 3.
+""",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    new = v.fact("range")
+    other = v.fact("other")
+    mapping = f"`{v.handle}`" if v.handle else "this mapping"
+    new_text = f" of `{new}`" if new else ""
+    other_text = f"the live mapping of `{other}`" if other else "a mapping of the same memory that is still live"
+    return (
+        f"{mapping}{new_text} overlaps {other_text}{via_suffix(v)}",
+        "overlaps a live mapping",
+        "release the earlier mapping with `zeMemFree` before mapping these pages again, or map disjoint page ranges",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -1,0 +1,88 @@
+"""OWN302 memmap-misaligned."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN302",
+    name="memmap-misaligned",
+    severity="error",
+    summary="System memory is mapped with an address or size that is not a multiple of the page size.",
+    what_it_does="""
+Reports a `zeMemAllocHost` that maps system memory whose `pSystemMemory` or
+`size` is not a multiple of the host page size, or whose memory comes from an
+allocator with no page-alignment guarantee (`ctypes.create_string_buffer`,
+`(c_char * n)()`, `bytearray`, `bytes`, `array.array`, `numpy.empty` /
+`zeros` / `ones` / `array`). The page size is a symbol `P` (the value of
+`mmap.PAGESIZE`, `os.sysconf("SC_PAGE_SIZE")`, `resource.getpagesize()`):
+`base + k*P` over an `mmap.mmap(...)` is aligned, `base + k*P + 100` is not.
+""",
+    why_bad="""
+The extension maps whole host pages into the device's address space, so it
+requires both the address and the size to be page multiples. A misaligned
+range makes `zeMemAllocHost` fail, or on a lenient driver maps the
+neighbouring bytes too, so the device reads and writes memory outside the
+buffer. Python allocators other than `mmap` align to 16 bytes or so, never
+to a page.
+""",
+    example="""
+buf = bytearray(4 * PAGE)                             # no page-alignment guarantee
+ext = ze_external_memmap_sysmem_ext_desc_t(
+    stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+    pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(buf)), size=4 * PAGE)
+desc = ze_host_mem_alloc_desc_t(
+    stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+ptr = ctypes.c_void_p()
+zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))   # OWN302
+""",
+    use_instead="""
+buf = mmap.mmap(-1, 4 * PAGE)                         # page-aligned anonymous memory
+ext = ze_external_memmap_sysmem_ext_desc_t(
+    stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+    pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(buf)), size=4 * PAGE)
+desc = ze_host_mem_alloc_desc_t(
+    stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+ptr = ctypes.c_void_p()
+zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))
+""",
+    known_limits="""
+A size or offset the analysis cannot compute gives no finding. A literal
+multiple of 4096 is accepted as page-aligned (hard-coding the page size is a
+portability matter, not this rule) unless the `page-size` setting says
+otherwise; a literal that is not a multiple of 4096 is a finding. A view
+keeps the alignment of what it views, plus its offset.
+""",
+    references="""
+Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`):
+`pSystemMemory` and `size` must be page-aligned. API.md section 3.
+""",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    what = v.fact("what", "address")
+    value = v.fact("value")
+    shown = f" `{value}`" if value else ""
+    if what == "size":
+        return (
+            f"the mapped size{shown} is not a multiple of the page size{via_suffix(v)}",
+            "size is not a page multiple",
+            "round the size up to a multiple of `mmap.PAGESIZE`",
+        )
+    if what == "source":
+        source = v.fact("source")
+        origin = f"`{source}` memory" if source else "memory"
+        return (
+            f"{origin} has no page-alignment guarantee and cannot be mapped{via_suffix(v)}",
+            f"maps {origin} here" if source else "maps memory that may not be page-aligned",
+            "map memory from `mmap.mmap(...)`, which is page-aligned, and offset it only by multiples of `mmap.PAGESIZE`",
+        )
+    return (
+        f"the mapped address{shown} (`pSystemMemory`) is not a multiple of the page size{via_suffix(v)}",
+        "address is not page-aligned",
+        "map from a page-aligned base (`mmap.mmap(...)`) plus a multiple of `mmap.PAGESIZE`",
+    )
+
+
+CHECK = Check(RULE, describe)

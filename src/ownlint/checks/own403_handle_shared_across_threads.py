@@ -1,0 +1,58 @@
+"""OWN403 handle-shared-across-threads."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN403",
+    name="handle-shared-across-threads",
+    severity="warning",
+    summary="A native handle owned by the SYCL runtime is handed to another thread or process.",
+    what_it_does="""
+Reports a runtime-owned Level Zero handle (one transferred to a `make_*`
+object, or a `get_native` result of an object not made with `keep`), or an
+alias of it, passed to `threading.Thread(target=..., args=...)`, a
+`multiprocessing` `Process` or `Pool` method, or `submit` / `map` of a
+`concurrent.futures` executor made by `ThreadPoolExecutor(...)` or
+`ProcessPoolExecutor(...)`.
+""",
+    why_bad="""
+Level Zero handles are not thread-safe (4.4.4): the SYCL runtime drives a
+handle it owns from its own threads, and another application thread calling
+into it races with them. In another process the handle is only a number: it
+names nothing there.
+""",
+    example="""
+q = make_queue(hq, ctx, device=dev)
+t = threading.Thread(target=drain, args=(hq,))        # OWN403
+t.start()
+""",
+    use_instead="""
+q = make_queue(hq, ctx, device=dev)
+t = threading.Thread(target=drain, args=(q,))         # share the SYCL object, not its native handle
+t.start()
+""",
+    known_limits="""
+Handles the application owns (adopted with `keep`, or never given to
+`make_*`) are its own business and are not reported. An executor is
+recognised only when ownlint sees it made; what the target does with the
+handle is not examined.
+""",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.4.4. API.md section 1.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = f"`{v.handle}`" if v.handle else "a native handle"
+    api = v.fact("api")
+    to = f"`{api}`" if api else "another thread"
+    process = any(word in api for word in ("multiprocessing", "Process", "Pool"))
+    return (
+        f"{h} is owned by the SYCL runtime and is passed to {to}: Level Zero handles are not thread-safe{via_suffix(v)}",
+        "handed to another process here" if process else "handed to another thread here",
+        "pass the SYCL object instead of its native handle, or adopt the handle with `ownership=keep` and serialize every call on it",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -1,0 +1,57 @@
+"""OWN502 dlpack-non-default-context."""
+
+from ownlint.checks.base import Check, via_suffix
+from ownlint.engine.violations import Violation
+from ownlint.registry import Rule
+
+RULE = Rule(
+    code="OWN502",
+    name="dlpack-non-default-context",
+    severity="warning",
+    summary="USM memory bound to an explicitly created SYCL context is exported through DLPack.",
+    what_it_does="""
+Reports a DLPack export (`x.__dlpack__()`, `to_dlpack(x)`, `from_dlpack(x)`)
+of an array or USM memory made on a queue whose context was created
+explicitly: by `dpctl.SyclContext(device_or_list_or_filter)` or `make_context`,
+then used in `dpctl.SyclQueue(ctx, dev)`. The fact follows the memory into
+arrays built over it (`buffer=mem`, `usm_ndarray(..., buffer=mem)`) and into
+slices and views. Reported once, at the export.
+""",
+    why_bad="""
+DLPack describes a SYCL USM allocation by device only (`kDLOneAPI`), so the
+consumer can only assume the device's default platform context
+(`ext_oneapi_get_default_context`). Memory bound to any other context cannot
+be exported: `__dlpack__()` / `from_dlpack(...)` raises at run time.
+""",
+    example="""
+ctx = dpctl.SyclContext(dev)
+q = dpctl.SyclQueue(ctx, dev)
+x = dpt.empty(1024, dtype="f4", sycl_queue=q)
+t = torch.from_dlpack(x)                              # OWN502
+""",
+    use_instead="""
+q = dpctl.SyclQueue(dev)                              # the device's default context
+x = dpt.empty(1024, dtype="f4", sycl_queue=q)
+t = torch.from_dlpack(x)
+""",
+    known_limits="""
+A context rebuilt from a capsule (`dpctl.SyclContext(cap)`) may be the
+default one: no finding. Arrays received from a caller carry no known
+context. Consuming the exported capsule later is not reported again.
+""",
+    references="DLPack exchange protocol for SYCL USM allocations (`kDLOneAPI`); dpctl. API.md section 4.",
+)
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    h = f"`{v.handle}`" if v.handle else "this memory"
+    context = v.fact("context")
+    made = f" (made by `{context}`)" if context else ""
+    return (
+        f"{h} is bound to an explicitly created SYCL context{made}, so its DLPack export raises at run time{via_suffix(v)}",
+        "exported here",
+        "allocate on a queue that uses the device's default context (`dpctl.SyclQueue(dev)`), or copy the data onto one before export",
+    )
+
+
+CHECK = Check(RULE, describe)

@@ -1,0 +1,295 @@
+"""Configuration: `[tool.ownlint]` in `pyproject.toml`, or `ownlint.toml` / `.ownlint.toml`.
+
+The nearest configuration file above the checked path wins; there is no
+merging of several files and no user-wide configuration. Values are validated
+when read: an unknown key or a bad value is a `ConfigError` whose message is
+one line naming the file and the key.
+
+Rule selection follows Ruff: a code is enabled when the longest `select`
+prefix that matches it is longer than the longest `ignore` prefix that matches
+it (on a tie, ignore wins). OWN001 (the file does not parse) is reported even
+when `select` does not name it, unless something ignores it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pathspec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE_NAMES = (".ownlint.toml", "ownlint.toml", "pyproject.toml")
+"""Looked for in this order in each directory; the first one that configures ownlint wins."""
+
+PARSE_ERROR_CODE = "OWN001"
+MIN_PAGE_SIZE = 4096
+
+_CODE_OR_PREFIX = re.compile(r"OWN[0-9]{0,3}")
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_KNOWN_KEYS = frozenset(
+    {"select", "ignore", "exclude", "models", "interop-modules", "page-size", "per-file-ignores"}
+)
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; str() is one line naming the file and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class PerFileIgnore:
+    """Codes (or prefixes) ignored in the files a gitignore-style pattern matches."""
+
+    pattern: str
+    codes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The resolved configuration of one run.
+
+    `root` is the directory that `exclude` and `per-file-ignores` patterns are
+    relative to: the configuration file's directory, or the working directory
+    when there is no configuration file (`source` is then None).
+    """
+
+    root: Path
+    source: Path | None = None
+    select: tuple[str, ...] = ("OWN",)
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    models: tuple[Path, ...] = ()
+    interop_modules: tuple[str, ...] = ()
+    page_size: int | None = None  # None: symbolic
+    per_file_ignores: tuple[PerFileIgnore, ...] = ()
+
+    def is_enabled(self, code: str, path: str | os.PathLike[str]) -> bool:
+        """Whether `code` is reported in the file at `path` (relative to the working directory or absolute)."""
+        ignore = self.ignore + self._per_file_codes(path)
+        ignored_by = _longest_prefix(code, ignore)
+        if code == PARSE_ERROR_CODE:
+            return ignored_by == 0
+        return _longest_prefix(code, self.select) > ignored_by
+
+    def with_overrides(self, select: Iterable[str] | None = None, ignore: Iterable[str] = ()) -> Config:
+        """The configuration after the command line's `--select` (replaces) and `--ignore` (extends).
+
+        A command-line `--select` also drops the file's `ignore`, as in Ruff:
+        what is selected on the command line is what runs.
+        """
+        extra_ignore = tuple(normalize_code(c, "--ignore") for c in ignore)
+        if select is None:
+            return replace(self, ignore=self.ignore + extra_ignore)
+        chosen = tuple(normalize_code(c, "--select") for c in select)
+        return replace(self, select=chosen, ignore=extra_ignore)
+
+    def exclude_spec(self) -> pathspec.GitIgnoreSpec:
+        """The `exclude` patterns, matched against paths relative to `root`."""
+        return gitignore_spec(self.exclude)
+
+    def relative_to_root(self, path: str | os.PathLike[str]) -> str | None:
+        """`path` relative to `root`, with "/", or None when it lies outside `root`."""
+        absolute = Path(os.path.abspath(path))
+        try:
+            return absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    def _per_file_codes(self, path: str | os.PathLike[str]) -> tuple[str, ...]:
+        if not self.per_file_ignores:
+            return ()
+        relative = self.relative_to_root(path)
+        if relative is None:
+            return ()
+        codes: list[str] = []
+        for entry in self.per_file_ignores:
+            if gitignore_spec((entry.pattern,)).match_file(relative):
+                codes.extend(entry.codes)
+        return tuple(codes)
+
+
+@functools.lru_cache(maxsize=256)
+def gitignore_spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    """Gitignore-style patterns, compiled once."""
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:
+    return max((len(p) for p in prefixes if code.startswith(p)), default=0)
+
+
+def normalize_code(value: object, where: str) -> str:
+    """A rule code or prefix in upper case (`own2` -> `OWN2`); ConfigError naming `where` otherwise."""
+    if isinstance(value, str):
+        code = value.strip().upper()
+        if _CODE_OR_PREFIX.fullmatch(code):
+            return code
+    raise ConfigError(f"{where}: {value!r} is not a rule code or prefix (like 'OWN201' or 'OWN2')")
+
+
+def default_config(root: Path | None = None) -> Config:
+    """The configuration used when no file configures ownlint."""
+    return Config(root=Path(os.path.abspath(root if root is not None else Path.cwd())))
+
+
+def find_config_file(start: str | os.PathLike[str]) -> Path | None:
+    """The nearest configuration file at or above `start` (a file or a directory, which need not exist)."""
+    here = Path(os.path.abspath(start))
+    if not here.is_dir():
+        here = here.parent
+    for directory in (here, *here.parents):
+        for name in CONFIG_FILE_NAMES:
+            candidate = directory / name
+            if candidate.is_file() and _configures_ownlint(candidate):
+                return candidate
+    return None
+
+
+def discover_config(start: str | os.PathLike[str] | None = None) -> Config:
+    """The configuration for a run on `start` (default: the working directory)."""
+    found = find_config_file(start if start is not None else Path.cwd())
+    return load_config(found) if found is not None else default_config()
+
+
+def load_config(path: str | os.PathLike[str]) -> Config:
+    """Read and validate one configuration file (`--config FILE` or a discovered one)."""
+    file = Path(os.path.abspath(path))
+    document = _read_toml(file)
+    if file.name == "pyproject.toml":
+        tool = document.get("tool", {})
+        table = tool.get("ownlint", {}) if isinstance(tool, dict) else {}
+        where = f"{_shown(file)}: [tool.ownlint]"
+    else:
+        table = document
+        where = _shown(file) + ":"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    return _from_table(table, file, where)
+
+
+def _configures_ownlint(file: Path) -> bool:
+    """A pyproject.toml counts only with a [tool.ownlint] table; the other names always count."""
+    if file.name != "pyproject.toml":
+        return True
+    document = _read_toml(file)
+    tool = document.get("tool")
+    return isinstance(tool, dict) and "ownlint" in tool
+
+
+def _read_toml(file: Path) -> dict[str, Any]:
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{_shown(file)}: cannot read: {error.strerror or error}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{_shown(file)}: not UTF-8: {error.reason} at byte {error.start}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{_shown(file)}: invalid TOML: {error}") from None
+
+
+def _shown(file: Path) -> str:
+    """The file as the user knows it: relative to the working directory when inside it."""
+    try:
+        return file.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return file.as_posix()
+
+
+def _from_table(table: Mapping[str, Any], file: Path, where: str) -> Config:
+    for key in table:
+        if key not in _KNOWN_KEYS:
+            raise ConfigError(f"{where} unknown key {key!r}")
+    base = file.parent
+
+    def codes(key: str) -> tuple[str, ...]:
+        return tuple(normalize_code(c, f"{where} key {key!r}") for c in _string_list(table, key, where))
+
+    config = Config(root=base, source=file)
+    if "select" in table:
+        config = replace(config, select=codes("select"))
+    if "ignore" in table:
+        config = replace(config, ignore=codes("ignore"))
+    if "exclude" in table:
+        config = replace(config, exclude=_patterns(table, "exclude", where))
+    if "models" in table:
+        config = replace(config, models=_model_paths(table, base, where))
+    if "interop-modules" in table:
+        config = replace(config, interop_modules=_module_names(table, where))
+    if "page-size" in table:
+        config = replace(config, page_size=_page_size(table["page-size"], where))
+    if "per-file-ignores" in table:
+        config = replace(config, per_file_ignores=_per_file_ignores(table["per-file-ignores"], where))
+    return config
+
+
+def _string_list(table: Mapping[str, Any], key: str, where: str) -> list[str]:
+    value = table[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} key {key!r}: expected a list of strings, got {value!r}")
+    return value
+
+
+def _patterns(table: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    patterns = _string_list(table, key, where)
+    try:
+        gitignore_spec(tuple(patterns))
+    except ValueError as error:
+        raise ConfigError(f"{where} key {key!r}: bad pattern: {error}") from None
+    return tuple(patterns)
+
+
+def _model_paths(table: Mapping[str, Any], base: Path, where: str) -> tuple[Path, ...]:
+    paths = []
+    for entry in _string_list(table, "models", where):
+        path = Path(os.path.abspath(base / entry))
+        if not path.is_file():
+            raise ConfigError(f"{where} key 'models': no such file {entry!r}")
+        paths.append(path)
+    return tuple(paths)
+
+
+def _module_names(table: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    names = _string_list(table, "interop-modules", where)
+    for name in names:
+        if not _MODULE_NAME.fullmatch(name):
+            raise ConfigError(f"{where} key 'interop-modules': {name!r} is not a dotted module name")
+    return tuple(names)
+
+
+def _page_size(value: object, where: str) -> int | None:
+    if value == "symbolic":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value >= MIN_PAGE_SIZE and value & (value - 1) == 0:
+            return value
+    raise ConfigError(
+        f"{where} key 'page-size': expected \"symbolic\" or a power of two >= {MIN_PAGE_SIZE}, got {value!r}"
+    )
+
+
+def _per_file_ignores(value: object, where: str) -> tuple[PerFileIgnore, ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} key 'per-file-ignores': expected a table of pattern = [codes], got {value!r}")
+    entries = []
+    for pattern, codes in value.items():
+        inner = f"{where} key 'per-file-ignores' {pattern!r}"
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{inner}: expected a list of codes, got {codes!r}")
+        try:
+            gitignore_spec((pattern,))
+        except ValueError as error:
+            raise ConfigError(f"{inner}: bad pattern: {error}") from None
+        entries.append(PerFileIgnore(pattern, tuple(normalize_code(c, inner) for c in codes)))
+    return tuple(entries)

@@ -1,0 +1,158 @@
+"""Which files a run checks.
+
+Under each directory given: every `.py` and `.pyi` file, except what a
+`.gitignore` ignores, hidden directories (a name starting with "."), virtual
+environments (a directory holding `pyvenv.cfg`), `site-packages`,
+`__pycache__`, and the configuration's `exclude` patterns. A file given
+explicitly is always checked, whatever its name and whatever excludes it
+(Ruff's behaviour without `--force-exclude`).
+
+`.gitignore` files are read from the given directory downward and, when that
+directory lies inside a git work tree, from the work tree's root down to it
+(with `.git/info/exclude`). Not read: the user's global excludes file
+(`core.excludesFile`). Symbolic links to directories are not followed, so a
+link loop cannot hang a run; links to files are checked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from ownlint.config import Config
+from ownlint.diagnostics import FileError
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+SKIPPED_DIR_NAMES = frozenset({"site-packages", "__pycache__"})
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """The files to check (absolute, symbolic links not resolved) and the paths that could not be walked."""
+
+    files: tuple[Path, ...]
+    errors: tuple[FileError, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _IgnoreFile:
+    """The patterns of one `.gitignore`, relative to the directory `base`."""
+
+    base: Path
+    spec: pathspec.GitIgnoreSpec
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A path as ownlint shows it: relative to the working directory with "/", absolute when outside it."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(os.getcwd()).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def discover(paths: Sequence[str | os.PathLike[str]], config: Config) -> Discovery:
+    """The files under `paths`, deduplicated and sorted by their displayed path."""
+    found: dict[str, Path] = {}
+    errors: list[FileError] = []
+    for given in paths:
+        path = Path(os.path.abspath(given))
+        if path.is_dir():
+            for file in _walk(path, config, errors):
+                found.setdefault(os.path.normcase(file), file)
+        elif path.is_file():
+            found.setdefault(os.path.normcase(path), path)
+        elif path.exists():
+            errors.append(FileError(display_path(path), "not a regular file or directory"))
+        else:
+            errors.append(FileError(display_path(path), "no such file or directory"))
+    files = sorted(found.values(), key=display_path)
+    return Discovery(tuple(files), tuple(errors))
+
+
+def _walk(root: Path, config: Config, errors: list[FileError]) -> list[Path]:
+    """The Python files under `root`, depth first; the root itself is never skipped."""
+    files: list[Path] = []
+    exclude = config.exclude_spec()
+    stack: list[tuple[Path, tuple[_IgnoreFile, ...]]] = [(root, _enclosing_ignore_files(root))]
+    while stack:
+        directory, inherited = stack.pop()
+        ignores = inherited + _read_ignore_file(directory / ".gitignore", directory)
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError as error:
+            errors.append(FileError(display_path(directory), f"cannot read: {error.strerror or error}"))
+            continue
+        subdirectories = []
+        for entry in entries:
+            path = directory / entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not _is_skipped_dir(path) and not _is_ignored(path, True, ignores, config, exclude):
+                    subdirectories.append((path, ignores))
+            elif entry.name.endswith(PYTHON_SUFFIXES) and entry.is_file():
+                if not _is_ignored(path, False, ignores, config, exclude):
+                    files.append(path)
+        stack.extend(reversed(subdirectories))
+    return files
+
+
+def _is_skipped_dir(path: Path) -> bool:
+    name = path.name
+    return name.startswith(".") or name in SKIPPED_DIR_NAMES or (path / "pyvenv.cfg").is_file()
+
+
+def _is_ignored(
+    path: Path,
+    is_dir: bool,
+    ignores: Iterable[_IgnoreFile],
+    config: Config,
+    exclude: pathspec.GitIgnoreSpec,
+) -> bool:
+    suffix = "/" if is_dir else ""
+    relative = config.relative_to_root(path)
+    if relative is not None and exclude.match_file(relative + suffix):
+        return True
+    ignored = False
+    for ignore_file in ignores:  # outermost first: a deeper .gitignore overrides, as in git
+        result = ignore_file.spec.check_file(path.relative_to(ignore_file.base).as_posix() + suffix)
+        if result.include is not None:
+            ignored = result.include
+    return ignored
+
+
+def _enclosing_ignore_files(root: Path) -> tuple[_IgnoreFile, ...]:
+    """The ignore files that apply to `root` from above it, when it lies in a git work tree."""
+    top = _git_work_tree(root)
+    if top is None:
+        return ()
+    layers = _read_ignore_file(top / ".git" / "info" / "exclude", top)
+    directory = top
+    for part in root.relative_to(top).parts:
+        layers += _read_ignore_file(directory / ".gitignore", directory)
+        directory = directory / part
+    return layers
+
+
+def _git_work_tree(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def _read_ignore_file(file: Path, base: Path) -> tuple[_IgnoreFile, ...]:
+    """The patterns of `file`, or nothing when it is missing, unreadable or invalid (git skips those too)."""
+    try:
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    except ValueError:
+        return ()
+    return (_IgnoreFile(base, spec),)

@@ -1,0 +1,60 @@
+"""One module per output format; this module holds the lines they share.
+
+Renderers only turn a `RunResult` into text: they read no files (source lines
+come from `RunResult.sources`) and decide no exit status.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ownlint.api import RunResult
+from ownlint.diagnostics import FileError
+from ownlint.registry import Rule, all_rules
+from ownlint.suppress import UnusedSuppression
+
+
+def rule_of(code: str) -> Rule | None:
+    """The registry's rule for `code`, or None for a code the registry does not know."""
+    return all_rules().get(code)
+
+
+def severity_of(code: str) -> str:
+    """"error" or "warning"; a code the registry does not know counts as an error."""
+    rule = rule_of(code)
+    return rule.severity if rule is not None else "error"
+
+
+def name_of(code: str) -> str:
+    rule = rule_of(code)
+    return rule.name if rule is not None else ""
+
+
+def error_line(error: FileError) -> str:
+    return f"error: {error.path}: {error.message}"
+
+
+def unused_line(unused: UnusedSuppression) -> str:
+    return f"{unused.path}:{unused.line}:{unused.column}: unused suppression '{unused.what}'"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def summary_line(result: RunResult) -> str:
+    """`Found 3 findings (2 errors, 1 warning) in 2 files.` or `All checked! 12 files, no findings.`
+
+    Paths that could not be checked (file errors) are counted in a second sentence.
+    """
+    unchecked = len({e.path for e in result.errors})
+    tail = f" {_plural(unchecked, 'path')} could not be checked." if unchecked else ""
+    if not result.findings:
+        if unchecked:
+            return f"No findings in {_plural(len(result.files), 'file')};{tail}"
+        return f"All checked! {_plural(len(result.files), 'file')}, no findings."
+    severities = Counter(severity_of(d.code) for d in result.findings)
+    parts = [_plural(severities[s], s) for s in ("error", "warning") if severities[s]]
+    files = len({d.path for d in result.findings})
+    found = f"Found {_plural(len(result.findings), 'finding')} ({', '.join(parts)}) in {_plural(files, 'file')}."
+    return found + tail

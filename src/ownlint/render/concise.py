@@ -1,0 +1,23 @@
+"""`--format concise`: one line per finding, `path:line:col: OWN201 [double-free] message`."""
+
+from __future__ import annotations
+
+from ownlint.api import RunResult
+from ownlint.diagnostics import Diagnostic
+from ownlint.render import error_line, name_of, summary_line, unused_line
+
+
+def finding_line(diagnostic: Diagnostic) -> str:
+    span = diagnostic.span
+    code = diagnostic.code
+    return f"{diagnostic.path}:{span.line}:{span.column}: {code} [{name_of(code)}] {diagnostic.message}"
+
+
+def render(result: RunResult, *, show_unused: bool = False) -> str:
+    """File errors, then findings, then (on request) unused suppressions, then the summary line."""
+    lines = [error_line(e) for e in result.errors]
+    lines += [finding_line(d) for d in result.findings]
+    if show_unused:
+        lines += [unused_line(u) for u in result.unused_suppressions]
+    lines.append(summary_line(result))
+    return "\n".join(lines) + "\n"

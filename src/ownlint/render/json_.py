@@ -1,0 +1,78 @@
+"""`--format json`: exactly the object INTERFACE.md documents.
+
+`unused_suppressions` is added only when `--report-unused-suppressions` is
+given, so that the documented keys stay the only keys otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ownlint import __version__
+from ownlint.api import RunResult
+from ownlint.diagnostics import Diagnostic, Fix
+from ownlint.render import name_of, severity_of
+
+
+def finding(diagnostic: Diagnostic) -> dict[str, Any]:
+    span = diagnostic.span
+    return {
+        "code": diagnostic.code,
+        "name": name_of(diagnostic.code),
+        "severity": severity_of(diagnostic.code),
+        "path": diagnostic.path,
+        "line": span.line,
+        "column": span.column,
+        "end_line": span.end_line,
+        "end_column": span.end_column,
+        "message": diagnostic.message,
+        "related": [
+            {"path": r.path, "line": r.span.line, "column": r.span.column, "message": r.message}
+            for r in diagnostic.related
+        ],
+        "fix": _fix(diagnostic.fix),
+    }
+
+
+def _fix(fix: Fix | None) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {
+        "applicability": fix.applicability,
+        "message": fix.message,
+        "edits": [
+            {
+                "line": e.span.line,
+                "column": e.span.column,
+                "end_line": e.span.end_line,
+                "end_column": e.span.end_column,
+                "content": e.content,
+            }
+            for e in fix.edits
+        ],
+    }
+
+
+def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
+    """The JSON object, before serialization."""
+    out: dict[str, Any] = {
+        "version": __version__,
+        "findings": [finding(d) for d in result.findings],
+        "errors": [{"path": e.path, "message": e.message} for e in result.errors],
+        "summary": {
+            "files": len(result.files),
+            "findings": len(result.findings),
+            "seconds": round(result.seconds, 3),
+        },
+    }
+    if show_unused:
+        out["unused_suppressions"] = [
+            {"path": u.path, "line": u.line, "column": u.column, "suppression": u.what}
+            for u in result.unused_suppressions
+        ]
+    return out
+
+
+def render(result: RunResult, *, show_unused: bool = False) -> str:
+    return json.dumps(document(result, show_unused=show_unused), indent=2) + "\n"

@@ -1,0 +1,160 @@
+"""`--format text`: rustc-style frames.
+
+```
+error[OWN201]: `host` is freed a second time
+  --> examples/double_free.py:31:5
+   |
+30 |     zeMemFree(hctx, host)
+   |     --------------------- first freed here
+31 |     zeMemFree(hctx, host)
+   |     ^^^^^^^^^^^^^^^^^^^^^ freed again here
+   |
+   = help: release each handle in exactly one place ...
+   = note: see Level Zero specification ...
+   = note: `ownlint explain OWN201` shows the rule's documentation
+```
+
+Related spans in the same file share the frame, in line order; related spans
+in another file get a frame of their own (`::: path:line:col`). Colour is the
+console's business: the caller builds a `Console` without colour when output
+is piped or `NO_COLOR` is set.
+
+Known limits: a span over several lines is underlined on its first line only;
+a tab counts as four columns; wide (East Asian) characters misalign the
+underline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.text import Text
+
+from ownlint.api import RunResult
+from ownlint.diagnostics import Diagnostic, Span
+from ownlint.render import error_line, rule_of, severity_of, summary_line, unused_line
+
+TAB = "    "
+_SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow"}
+_GUTTER = "bold blue"
+
+
+@dataclass(frozen=True, slots=True)
+class _Annotation:
+    span: Span
+    label: str
+    primary: bool
+
+
+def render(result: RunResult, console: Console, *, show_unused: bool = False) -> None:
+    """Print file errors, one frame per finding, unused suppressions on request, and the summary."""
+    for error in result.errors:
+        console.print(Text(error_line(error), style="bold red"))
+    if result.errors and result.findings:
+        console.print()
+    for diagnostic in result.findings:
+        for line in frame(diagnostic, result.sources):
+            console.print(line)
+        console.print()
+    if show_unused:
+        for unused in result.unused_suppressions:
+            console.print(Text(unused_line(unused), style="yellow"))
+    console.print(Text(summary_line(result), style="bold"))
+
+
+def frame(diagnostic: Diagnostic, sources: dict[str, str]) -> list[Text]:
+    """The lines showing one finding."""
+    severity = severity_of(diagnostic.code)
+    style = _SEVERITY_STYLE.get(severity, "bold red")
+    here = [_Annotation(diagnostic.span, diagnostic.label or "", True)]
+    here += [_Annotation(r.span, r.message, False) for r in diagnostic.related if r.path == diagnostic.path]
+    elsewhere = [r for r in diagnostic.related if r.path != diagnostic.path]
+    lines_of = {path: text.splitlines() for path, text in sources.items()}
+    width = _gutter_width([diagnostic.span, *(r.span for r in diagnostic.related)])
+    pad = " " * width
+
+    header = Text()
+    header.append(f"{severity}[{diagnostic.code}]", style=style)
+    header.append(f": {diagnostic.message}", style="bold")
+    out = [header, _location(pad, "-->", diagnostic.path, diagnostic.span)]
+    out += _snippet(pad, lines_of.get(diagnostic.path, []), here, style)
+    for related in elsewhere:
+        location = _location(pad, ":::", related.path, related.span)
+        annotation = _Annotation(related.span, related.message, False)
+        snippet = _snippet(pad, lines_of.get(related.path, []), [annotation], style)
+        if not snippet:
+            location.append(f": {related.message}")
+        out += [location, *snippet]
+    out.append(_gutter(pad))
+    if diagnostic.help:
+        out.append(_note(pad, "help", diagnostic.help))
+    rule = rule_of(diagnostic.code)
+    if rule is not None and rule.references.strip():
+        out.append(_note(pad, "note", f"see {rule.references.strip()}"))
+    out.append(_note(pad, "note", f"`ownlint explain {diagnostic.code}` shows the rule's documentation"))
+    return out
+
+
+def _gutter_width(spans: Iterable[Span]) -> int:
+    return max(len(str(span.line)) for span in spans)
+
+
+def _styled(content: str, style: str) -> Text:
+    """A text whose first part is styled; what is appended later keeps its own style."""
+    text = Text()
+    text.append(content, style=style)
+    return text
+
+
+def _gutter(pad: str, number: str = "") -> Text:
+    return _styled(f"{number or pad} |", _GUTTER)
+
+
+def _location(pad: str, arrow: str, path: str, span: Span) -> Text:
+    text = _styled(f"{pad}{arrow} ", _GUTTER)
+    text.append(f"{path}:{span.line}:{span.column}")
+    return text
+
+
+def _note(pad: str, kind: str, message: str) -> Text:
+    text = _styled(f"{pad} = ", _GUTTER)
+    text.append(f"{kind}:", style="bold")
+    text.append(f" {message}")
+    return text
+
+
+def _snippet(pad: str, lines: list[str], annotations: list[_Annotation], primary_style: str) -> list[Text]:
+    """The source lines the annotations point at, each followed by its underlines; `...` marks a gap."""
+    shown = sorted({a.span.line for a in annotations if 1 <= a.span.line <= len(lines)})
+    if not shown:
+        return []
+    out = [_gutter(pad)]
+    previous: int | None = None
+    for number in shown:
+        if previous is not None and number - previous > 1:
+            out.append(_styled("...", _GUTTER))
+        source = lines[number - 1]
+        row = _gutter(pad, str(number).rjust(len(pad)))
+        row.append(f" {source.replace(chr(9), TAB)}".rstrip())
+        out.append(row)
+        on_line = [a for a in annotations if a.span.line == number]
+        for annotation in sorted(on_line, key=lambda a: (a.span.column, not a.primary)):
+            out.append(_underline(pad, source, annotation, primary_style))
+        previous = number
+    return out
+
+
+def _underline(pad: str, source: str, annotation: _Annotation, primary_style: str) -> Text:
+    span = annotation.span
+    start = min(max(span.column - 1, 0), len(source))
+    end = span.end_column - 1 if span.end_line == span.line else len(source)
+    end = min(max(end, start), len(source))
+    offset = len(source[:start].replace("\t", TAB))
+    length = max(len(source[start:end].replace("\t", TAB)), 1)
+    marker, style = ("^", primary_style) if annotation.primary else ("-", _GUTTER)
+    text = _gutter(pad)
+    text.append(" " + " " * offset)
+    text.append(marker * length + (f" {annotation.label}" if annotation.label else ""), style=style)
+    return text

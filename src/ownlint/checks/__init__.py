@@ -7,36 +7,26 @@ violation into the `Diagnostic` the renderers show.
 
 from __future__ import annotations
 
-from ownlint.checks import (
-    own001_parse_error,
-    own101_use_after_transfer,
-    own102_dangling_handle,
-    own103_transfer_twice,
-    own201_double_free,
-    own202_free_of_runtime_owned,
-    own203_use_after_free,
-    own204_free_while_owner_alive,
-    own401_get_native_unsupported,
-)
+import importlib
+import pkgutil
+
 from ownlint.checks.base import Check
 from ownlint.diagnostics import Diagnostic, Related
 from ownlint.engine.violations import Violation
 from ownlint.registry import Rule
 
-CHECKS: dict[str, Check] = {
-    c.RULE.code: c.CHECK
-    for c in (
-        own001_parse_error,
-        own101_use_after_transfer,
-        own102_dangling_handle,
-        own103_transfer_twice,
-        own201_double_free,
-        own202_free_of_runtime_owned,
-        own203_use_after_free,
-        own204_free_while_owner_alive,
-        own401_get_native_unsupported,
-    )
-}
+
+def _load_checks() -> dict[str, Check]:
+    """Every `ownNNN_name` module of this package, by code."""
+    found: dict[str, Check] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("own") and info.name[3:6].isdigit():
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            found[module.RULE.code] = module.CHECK
+    return found
+
+
+CHECKS: dict[str, Check] = _load_checks()
 RULES: tuple[Rule, ...] = tuple(c.rule for c in CHECKS.values())
 
 

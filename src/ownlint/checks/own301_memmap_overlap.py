@@ -55,9 +55,9 @@ Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysm
 def describe(v: Violation) -> tuple[str, str, str]:
     new = v.fact("range")
     other = v.fact("other")
-    mapping = f"`{v.handle}`" if v.handle else "this mapping"
-    new_text = f" of `{new}`" if new else ""
-    other_text = f"the live mapping of `{other}`" if other else "a mapping of the same memory that is still live"
+    mapping = f"the new mapping `{v.handle}`" if v.handle else "this mapping"
+    new_text = f" over `{new}`" if new else ""
+    other_text = f"the live mapping over `{other}`" if other else "a mapping of the same memory that is still live"
     return (
         f"{mapping}{new_text} overlaps {other_text}{via_suffix(v)}",
         "overlaps a live mapping",

@@ -72,14 +72,19 @@ def describe(v: Violation) -> tuple[str, str, str]:
         )
     if what == "source":
         source = v.fact("source")
-        origin = f"`{source}` memory" if source else "memory"
+        if source:
+            message = f"`{source}` memory has no page-alignment guarantee and cannot be mapped"
+            label = f"maps `{source}` memory here"
+        else:
+            message = "memory with no page-alignment guarantee is mapped"
+            label = "maps memory that may not be page-aligned"
         return (
-            f"{origin} has no page-alignment guarantee and cannot be mapped{via_suffix(v)}",
-            f"maps {origin} here" if source else "maps memory that may not be page-aligned",
+            f"{message}{via_suffix(v)}",
+            label,
             "map memory from `mmap.mmap(...)`, which is page-aligned, and offset it only by multiples of `mmap.PAGESIZE`",
         )
     return (
-        f"the mapped address{shown} (`pSystemMemory`) is not a multiple of the page size{via_suffix(v)}",
+        f"the mapped address{shown or ' (`pSystemMemory`)'} is not a multiple of the page size{via_suffix(v)}",
         "address is not page-aligned",
         "map from a page-aligned base (`mmap.mmap(...)`) plus a multiple of `mmap.PAGESIZE`",
     )

@@ -47,7 +47,7 @@ SYCL Level-Zero backend specification 4.2. API.md section 1.
 )
 
 _WHERE = {
-    "global": ("is stored in a global name", "stored in a global here"),
+    "global": ("is stored in a global", "stored in a global here"),
     "attribute": ("is stored in an attribute", "stored in an attribute here"),
     "container": ("is stored in a container created outside the host task", "stored outside the task here"),
     "return": ("is returned from the host task", "returned here"),

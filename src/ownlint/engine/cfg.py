@@ -16,7 +16,9 @@ target, leaving a `with` block). Edges are typed:
 
 Approximations, each deliberate:
 - Only statements containing a call, `raise` or `assert` may raise.
-  Attribute access, subscripts and arithmetic are assumed not to.
+  Attribute access, subscripts and arithmetic are assumed not to, and so
+  are calls a model declares non-raising (`raises = false`: ctypes calls of
+  a C API that reports errors as status codes).
 - Exceptions leaving the function need no edges: nothing is checked on the
   way out of a function that raises.
 - `finally` bodies (and the exits of `with` items) are copied for each way
@@ -31,7 +33,7 @@ Approximations, each deliberate:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -149,32 +151,40 @@ class CFG:
         return order
 
 
+# Whether a call may raise; by default every call may. The models say which
+# never do (ctypes calls of a C API that returns status codes).
+CallRaises = Callable[[cst.Call], bool]
+
+
 class _MayRaise(cst.CSTVisitor):
-    def __init__(self) -> None:
+    def __init__(self, call_raises: CallRaises | None) -> None:
         self.found = False
+        self.call_raises = call_raises
 
     def visit_Call(self, node: cst.Call) -> bool:
-        self.found = True
-        return False
+        if self.call_raises is None or self.call_raises(node):
+            self.found = True
+            return False
+        return True
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False  # a lambda's body runs later, if at all
 
 
-def may_raise(node: cst.CSTNode) -> bool:
+def may_raise(node: cst.CSTNode, call_raises: CallRaises | None = None) -> bool:
     if isinstance(node, (cst.Raise, cst.Assert)):
         return True
-    v = _MayRaise()
+    v = _MayRaise(call_raises)
     node.visit(v)
     return v.found
 
 
-def _elem_may_raise(elem: Elem) -> bool:
+def _elem_may_raise(elem: Elem, call_raises: CallRaises | None) -> bool:
     if elem.kind == "with_exit":
         return True  # __exit__ runs code
     if elem.kind in ("bind", "def"):
         return False
-    return may_raise(elem.node)
+    return may_raise(elem.node, call_raises)
 
 
 @dataclass(slots=True)
@@ -194,9 +204,10 @@ class _Loop:
 
 
 class _Builder:
-    def __init__(self, name: str, node: cst.CSTNode) -> None:
+    def __init__(self, name: str, node: cst.CSTNode, call_raises: CallRaises | None = None) -> None:
         self.name = name
         self.node = node
+        self.call_raises = call_raises
         self.blocks: list[Block] = []
         self.entry = self.new("entry")
         self.exit = self.new("exit")
@@ -233,7 +244,7 @@ class _Builder:
 
     def emit(self, elem: Elem) -> None:
         cur = self.here()
-        if self.protected() and _elem_may_raise(elem):
+        if self.protected() and _elem_may_raise(elem, self.call_raises):
             if self.blocks[cur].elems:
                 nxt = self.new()
                 self.edge(cur, nxt)
@@ -452,7 +463,7 @@ class _Builder:
     def with_(self, s: cst.With) -> None:
         exits = []
         for item in s.items:
-            self.emit(Elem("eval", item.item))
+            self.emit(Elem("eval", item.item, "with", item))
             if item.asname is not None:
                 self.emit(Elem("bind", item.asname.name, "with", item))
             exits.append(Elem("with_exit", item.item, "", item))
@@ -495,25 +506,25 @@ class _Builder:
         return CFG(self.name, self.node, self.blocks, self.entry, self.exit, self.raise_exit)
 
 
-def build_function_cfg(fn: cst.FunctionDef, name: str | None = None) -> CFG:
-    b = _Builder(name or fn.name.value, fn)
+def build_function_cfg(fn: cst.FunctionDef, name: str | None = None, call_raises: CallRaises | None = None) -> CFG:
+    b = _Builder(name or fn.name.value, fn, call_raises)
     b.body(fn.body)
     return b.finish()
 
 
-def build_lambda_cfg(lam: cst.Lambda, name: str = "<lambda>") -> CFG:
-    b = _Builder(name, lam)
+def build_lambda_cfg(lam: cst.Lambda, name: str = "<lambda>", call_raises: CallRaises | None = None) -> CFG:
+    b = _Builder(name, lam, call_raises)
     b.emit(Elem("eval", lam.body))
     return b.finish()
 
 
-def build_module_cfg(mod: cst.Module, name: str = "<module>") -> CFG:
-    b = _Builder(name, mod)
+def build_module_cfg(mod: cst.Module, name: str = "<module>", call_raises: CallRaises | None = None) -> CFG:
+    b = _Builder(name, mod, call_raises)
     b.body(mod.body)
     return b.finish()
 
 
-def build_class_cfg(cls: cst.ClassDef) -> CFG:
-    b = _Builder(cls.name.value, cls)
+def build_class_cfg(cls: cst.ClassDef, call_raises: CallRaises | None = None) -> CFG:
+    b = _Builder(cls.name.value, cls, call_raises)
     b.body(cls.body)
     return b.finish()

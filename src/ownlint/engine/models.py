@@ -79,6 +79,46 @@ class Borrow:
 
 
 @dataclass(frozen=True, slots=True)
+class MapCall:
+    """A call that may map host memory through a chained extension descriptor."""
+
+    function: str
+    descriptor: int
+    extension: str
+    extension_stype: tuple[str, ...]
+    address_field: str
+    size_field: str
+    flags_field: str
+    read_only_flag: str
+    read_only_bit: int
+
+
+@dataclass(slots=True)
+class MemoryModel:
+    """Where host memory comes from, for mappings (API.md section 3)."""
+
+    page_size: set[str] = field(default_factory=set)
+    page_size_calls: set[str] = field(default_factory=set)
+    page_size_sysconf: set[str] = field(default_factory=set)
+    aligned: set[str] = field(default_factory=set)
+    unaligned: set[str] = field(default_factory=set)
+    read_only: set[str] = field(default_factory=set)
+    read_only_keywords: set[str] = field(default_factory=set)  # "access=ACCESS_READ"
+    read_only_methods: set[str] = field(default_factory=set)
+    array_type_modules: set[str] = field(default_factory=set)
+    views: set[str] = field(default_factory=set)
+    from_buffer_methods: set[str] = field(default_factory=set)
+    addressof: set[str] = field(default_factory=set)
+    char_pointer: set[str] = field(default_factory=set)
+    address_attributes: set[str] = field(default_factory=set)
+    array_interface: str = ""
+    close_methods: set[str] = field(default_factory=set)
+    descriptor_pattern: str = ""
+    chain_field: str = ""
+    keeps_alive: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
 class CallModel:
     """Everything the models say about one callee."""
 
@@ -88,6 +128,7 @@ class CallModel:
     borrow: Borrow | None = None
     owner_kind: str | None = None  # a constructor whose result is an owner (dpctl objects)
     record: bool = False  # a backend-input constructor: its keywords make a record
+    maps: MapCall | None = None
 
 
 @dataclass(slots=True)
@@ -104,6 +145,8 @@ class ModelSet:
     inspect_prefixes: tuple[str, ...] = ()
     inspect_receivers: set[str] = field(default_factory=set)
     store_methods: set[str] = field(default_factory=set)
+    memory: MemoryModel = field(default_factory=MemoryModel)
+    non_raising: set[str] = field(default_factory=set)  # last names of calls that never raise
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""
@@ -117,6 +160,9 @@ class ModelSet:
             return True
         head, _, last = qualified.rpartition(".")
         return bool(head) and head.rpartition(".")[2] in self.inspect_receivers
+
+    def never_raises(self, qualified: str) -> bool:
+        return qualified.rpartition(".")[2] in self.non_raising
 
     def trigger_words(self) -> set[str]:
         """Names whose absence from a file's text proves no model applies there."""
@@ -192,6 +238,7 @@ def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> Non
         borrow=update.borrow or old.borrow,
         owner_kind=update.owner_kind or old.owner_kind,
         record=update.record or old.record,
+        maps=update.maps or old.maps,
     )
 
 
@@ -211,7 +258,9 @@ def _load_file(path: Path, models: ModelSet) -> None:
     matching = meta.get("match", str, "last-name")
     if matching not in ("last-name", "qualified"):
         meta.fail("match", "must be 'last-name' or 'qualified'")
+    raises = meta.get("raises", bool, True)
     meta.done()
+    before = set(models.by_last_name) | set(models.by_qualified)
     for i, raw in enumerate(top.get("create", "tables", [])):
         r = _Reader(path, f"[[create]][{i}]", raw)
         fns = r.get("functions", list, required=True)
@@ -272,6 +321,44 @@ def _load_file(path: Path, models: ModelSet) -> None:
         r.done()
         for fn in fns:
             _merge(models, matching, fn, CallModel(owner_kind=kind))
+    mem_raw = top.get("memory", dict)
+    if mem_raw is not None:
+        r = _Reader(path, "[memory]", mem_raw)
+        mem = models.memory
+        for key in (
+            "page-size", "page-size-calls", "page-size-sysconf", "aligned", "unaligned", "read-only",
+            "read-only-keywords", "read-only-methods", "array-type-modules", "views", "from-buffer-methods",
+            "addressof", "char-pointer",
+            "address-attributes", "close-methods", "keeps-alive",
+        ):
+            getattr(mem, key.replace("-", "_")).update(r.get(key, list, []))
+        mem.array_interface = r.get("array-interface", str, mem.array_interface)
+        mem.descriptor_pattern = r.get("descriptor-pattern", str, mem.descriptor_pattern)
+        mem.chain_field = r.get("chain-field", str, mem.chain_field)
+        for item in mem.read_only_keywords:
+            if "=" not in item:
+                r.fail("read-only-keywords", f"'{item}' is not of the form keyword=VALUE")
+        r.done()
+    for i, raw in enumerate(top.get("map", "tables", [])):
+        r = _Reader(path, f"[[map]][{i}]", raw)
+        fns = r.get("functions", list, required=True)
+        m = dict(
+            descriptor=r.get("descriptor", int, required=True),
+            extension=r.get("extension", str, required=True),
+            extension_stype=tuple(r.get("extension-stype", list, [])),
+            address_field=r.get("address-field", str, required=True),
+            size_field=r.get("size-field", str, required=True),
+            flags_field=r.get("flags-field", str, "flags"),
+            read_only_flag=r.get("read-only-flag", str, ""),
+            read_only_bit=r.get("read-only-bit", int, 0),
+        )
+        r.done()
+        for fn in fns:
+            _merge(models, "last-name", fn, CallModel(maps=MapCall(fn, **m)))  # type: ignore[arg-type]
+    if not raises:
+        # every function this file models returns a status code instead of raising
+        added = (set(models.by_last_name) | set(models.by_qualified)) - before
+        models.non_raising.update(q.rpartition(".")[2] for q in added)
     values = top.get("values", dict)
     if values is not None:
         v = _Reader(path, "[values]", values)

@@ -12,12 +12,14 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from ownlint import __version__
 from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
-from ownlint.engine.cfg import CFG, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
+from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet
-from ownlint.engine.names import collect_names
+from ownlint.engine import linear
+from ownlint.engine.memory import as_lin, lin_value
+from ownlint.engine.names import ModuleNames, collect_names
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
-from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, literal
+from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, fold, literal
 from ownlint.engine.violations import StoryStep, Violation, ViolationSink
 
 
@@ -99,7 +101,8 @@ def _is_generator(fn: cst.FunctionDef) -> bool:
 class _ScopeCollector(cst.CSTVisitor):
     """Every function, method, lambda and class body of a module."""
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: str, call_raises: CallRaises | None = None) -> None:
+        self.call_raises = call_raises
         self.scopes: list[Scope] = []
         self.stack: list[tuple[str, str | None]] = [("module", module)]  # (kind, qualified or None)
 
@@ -111,7 +114,7 @@ class _ScopeCollector(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         q = self._child(node.name.value)
-        self.scopes.append(Scope(build_class_cfg(node), [], None, ""))
+        self.scopes.append(Scope(build_class_cfg(node, self.call_raises), [], None, ""))
         self.stack.append(("class", q))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
@@ -128,7 +131,7 @@ class _ScopeCollector(cst.CSTVisitor):
         q = self._child(node.name.value)
         self.scopes.append(
             Scope(
-                build_function_cfg(node),
+                build_function_cfg(node, call_raises=self.call_raises),
                 params,
                 self_name,
                 q or "",
@@ -143,11 +146,12 @@ class _ScopeCollector(cst.CSTVisitor):
         self.stack.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.scopes.append(Scope(build_lambda_cfg(node), _params(node.params), None))
+        self.scopes.append(Scope(build_lambda_cfg(node, call_raises=self.call_raises), _params(node.params), None))
 
 
-def module_constants(module: cst.Module) -> dict[str, object]:
-    """Module-level names bound exactly once, to a literal or arithmetic on literals."""
+def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, object]:
+    """Module-level names bound exactly once, to a literal, the page size, or
+    arithmetic on those (RULES.md "Constants are folded")."""
     counts: dict[str, int] = {}
     values: dict[str, cst.BaseExpression] = {}
     for stmt in module.body:
@@ -166,28 +170,52 @@ def module_constants(module: cst.Module) -> dict[str, object]:
     for name, expr in values.items():
         if counts[name] != 1:
             continue
-        v = _const_expr(expr, out)
+        v = _const_expr(expr, out, names, models, page_size)
         if v is not None:
             out[name] = v
     return out
 
 
-def _const_expr(expr: cst.BaseExpression, known: dict[str, object]) -> object:
-    from ownlint.engine.typestate import fold
-
+def _const_expr(
+    expr: cst.BaseExpression, known: dict[str, object], names: ModuleNames, models: ModelSet, page_size: int | None
+) -> object:
     lit = literal(expr)
     if lit is not None:
         return lit
+    mem = models.memory
+    page: object = ("const", page_size) if page_size else ("lin", linear.sym(linear.P))
     if isinstance(expr, cst.Name):
         return known.get(expr.value)
+    if isinstance(expr, cst.Attribute) and names.qualify(expr) in mem.page_size:
+        return page
+    if isinstance(expr, cst.Call):
+        q = names.qualify(expr.func)
+        if q in mem.page_size_calls:
+            return page
+        if q in mem.page_size_sysconf and expr.args:
+            arg = literal(expr.args[0].value)
+            if arg is not None and str(arg[1]).startswith("SC_PAGE"):
+                return page
+        return None
     if isinstance(expr, cst.BinaryOperation):
-        a = _const_expr(expr.left, known)
-        b = _const_expr(expr.right, known)
-        if isinstance(a, tuple) and isinstance(b, tuple):
+        a = _const_expr(expr.left, known, names, models, page_size)
+        b = _const_expr(expr.right, known, names, models, page_size)
+        if not (isinstance(a, tuple) and isinstance(b, tuple)):
+            return None
+        if a[0] == b[0] == "const":
             return fold(expr.operator, a[1], b[1])
+        la, lb = as_lin(a), as_lin(b)  # type: ignore[arg-type]
+        if la is None or lb is None:
+            return None
+        if isinstance(expr.operator, cst.Multiply):
+            prod = linear.mul(la, lb)
+            return lin_value(prod) if prod is not None else None
+        if isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            return lin_value(linear.add(la, lb, 1 if isinstance(expr.operator, cst.Add) else -1))
+        return None
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        a = _const_expr(expr.expression, known)
-        if isinstance(a, tuple) and isinstance(a[1], int):
+        a = _const_expr(expr.expression, known, names, models, page_size)
+        if isinstance(a, tuple) and a[0] == "const" and isinstance(a[1], int):
             return ("const", -a[1])
     return None
 
@@ -242,9 +270,14 @@ class Project:
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
         for unit in units:
-            collector = _ScopeCollector(unit.names.module)
+            names = unit.names
+
+            def call_raises(call: cst.Call, names: ModuleNames = names) -> bool:
+                return not models.never_raises(names.qualify(call.func) or "?")
+
+            collector = _ScopeCollector(unit.names.module, call_raises)
             unit.module.visit(collector)
-            scopes = [Scope(build_module_cfg(unit.module), [], None), *collector.scopes]
+            scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None), *collector.scopes]
             self.scopes[unit.index] = scopes
             for sc in scopes:
                 if sc.qualified:
@@ -276,6 +309,7 @@ class Project:
 
         fa = FunctionAnalysis(unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve)
         fa.interop_modules = self.options.interop_modules
+        fa.page_size = self.options.page_size
         return fa
 
     def summary_of(self, qualified: str) -> Summary:
@@ -322,7 +356,7 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
     units: list[Unit | None] = []
     sink = ViolationSink()
     for i, f in enumerate(files):
-        units.append(_load(i, f, f.module if f.module is not None else modnames[f.path], reports[i], sink))
+        units.append(_load(i, f, f.module if f.module is not None else modnames[f.path], reports[i], sink, models, options))
     project = Project([u for u in units if u is not None], models, options)
     raw: list[RawViolation] = []
     for unit in project.units:
@@ -352,7 +386,9 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
     return reports
 
 
-def _load(i: int, f: SourceFile, modname: str, report: FileReport, sink: ViolationSink) -> Unit | None:
+def _load(
+    i: int, f: SourceFile, modname: str, report: FileReport, sink: ViolationSink, models: ModelSet, options: EngineOptions
+) -> Unit | None:
     try:
         module = parse(f.source)
     except cst.ParserSyntaxError as exc:
@@ -365,7 +401,7 @@ def _load(i: int, f: SourceFile, modname: str, report: FileReport, sink: Violati
         report.errors.append(FileError(f.path, "too deeply nested to parse"))
         return None
     names = collect_names(module, modname, is_package=f.path.endswith("__init__.py"))
-    return Unit(i, f.path, module, names, module_constants(module))  # type: ignore[arg-type]
+    return Unit(i, f.path, module, names, module_constants(module, names, models, options.page_size))  # type: ignore[arg-type]
 
 
 __all__ = ["EngineOptions", "SourceFile", "analyze_project", "Step"]

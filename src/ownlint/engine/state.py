@@ -64,6 +64,7 @@ class HState:
     owner: int | None = None
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
+    mapping: tuple | None = None  # an external memory mapping: see memory.py
 
     def but(self, **changes: object) -> "HState":
         return replace(self, **changes)  # type: ignore[arg-type]

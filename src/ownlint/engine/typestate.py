@@ -38,6 +38,8 @@ from ownlint.engine.cfg import CFG, Block, Edge, Elem, may_raise, source_of
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.solver import Solution, solve
+from ownlint.engine import linear
+from ownlint.engine.memory import MemoryEval, parse_tag
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import (
     BORROWED,
@@ -180,7 +182,7 @@ def _without(v: Val, obj: int) -> Val:
         if v[0] == "dict":
             return ("dict", tuple((k, _without(x, obj)) for k, x in v[1]))
         if v[0] == "ref":
-            return ("ref", v[1], _without(v[2], obj))
+            return ("ref", v[1], _without(v[2], obj), *v[3:])
     return v
 
 
@@ -202,6 +204,7 @@ class FunctionAnalysis:
         self.resolver = resolver
         self.fields: dict[str, int] = {}  # self.x read before any write -> its object
         self.interop_modules: tuple[str, ...] = ()
+        self.page_size: int | None = None  # None: the symbol P
         self.cfg = cfg
         self.models = models
         self.names = unit.names
@@ -322,6 +325,13 @@ class FunctionAnalysis:
         ev.site = elem.origin if kind == "with_exit" and elem.origin is not None else node
         if kind == "eval":
             st.last = ev.expr(node)  # type: ignore[arg-type]
+            if elem.source == "with" and st.last is not None:
+                st.env[f"<with {id(elem.origin)}>"] = st.last
+        elif kind == "with_exit":
+            held = st.env.pop(f"<with {id(elem.origin)}>", None)
+            if ev.is_buffer(held):
+                name = source_of(elem.origin.asname.name) if getattr(elem.origin, "asname", None) else source_of(node)  # type: ignore[union-attr]
+                ev.release_buffer(held, elem.origin, "with block ends", name)  # type: ignore[arg-type]
         elif kind == "return":
             assert isinstance(node, cst.Return)
             value = ev.expr(node.value) if node.value is not None else None
@@ -370,7 +380,7 @@ class FunctionAnalysis:
         return Step(self.unit.index, node, label)
 
 
-class _Eval:
+class _Eval(MemoryEval):
     """Evaluates expressions and statements on one path state, in place."""
 
     def __init__(self, fa: FunctionAnalysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:
@@ -391,18 +401,21 @@ class _Eval:
         else:
             st.env[key] = value
         if old is not None and old != value:
-            self.drop(old, f"`{key}`")
+            self.drop(old, f"`{key}`", "deleted" if value is None else "rebound")
 
     def refs(self, obj: int) -> bool:
         """Whether a local name (or `self.x`) still holds `obj`."""
         return any(obj in _objects_in(v) for k, v in self.st.env.items() if k != RETURN_KEY)
 
-    def drop(self, old: Val, name: str) -> None:
+    def drop(self, old: Val, name: str, how: str = "deleted") -> None:
         """A reference went away: an owner nobody else may hold dies here."""
         for obj in _objects_in(old):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped and obj >= 0 and not self.refs(obj):
-                self.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.site, f"{name} dies here"))
+                if parse_tag(hs.tag) is not None:
+                    self.release_buffer(obj, self.site, how, name.strip("`"))
+                else:
+                    self.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.site, f"{name} dies here"))
 
     def escape(self, value: Val) -> None:
         """Something outside the locals may now hold the owners in `value`."""
@@ -446,7 +459,9 @@ class _Eval:
                     for sub in _match_captures(child):
                         self.bind(sub, None)
             return
-        # a subscript or an attribute of something else: the value is stored away
+        # a field of a local descriptor, or something stored away
+        if isinstance(target, cst.Attribute) and self.set_field(target, value):
+            return
         self.escape(value)
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
@@ -534,10 +549,16 @@ class _Eval:
         head = node.value
         while isinstance(head, cst.Attribute):
             head = head.value
-        if isinstance(head, cst.Name) and head.value not in self.st.env:
+        if isinstance(head, cst.Name) and head.value not in self.st.env and head.value not in self.fa.unit.constants:
             # a dotted name from an import or a global: a symbol (`ownership.keep`)
-            return ("sym", self.fa.names.qualify(node))
+            qualified = self.fa.names.qualify(node)
+            if qualified in self.models.memory.page_size:
+                return self.page_size()
+            return ("sym", qualified)
         base = self.expr(node.value)
+        handled, value = self.memory_attribute(node, base)
+        if handled:
+            return value
         if node.attr.value in self.models.derive_attributes and _objects_in(base):
             return base
         return None
@@ -552,8 +573,11 @@ class _Eval:
                 for part in (el.slice.lower, el.slice.upper, el.slice.step):
                     if part is not None:
                         self.expr(part)
-        if isinstance(base, int):
-            self.use(base, node, node.value)
+        handled, value = self.memory_subscript(base, index)
+        if handled:
+            return value
+        if isinstance(base, int) and not self.is_buffer(base):
+            self.use(base, node, source_of(node.value))
             return None
         if isinstance(base, tuple) and base and isinstance(index, tuple) and index and index[0] == "const":
             if base[0] == "seq" and isinstance(index[1], int) and -len(base[1]) <= index[1] < len(base[1]):
@@ -567,10 +591,24 @@ class _Eval:
     def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Val:
         left = self.expr(node.left)
         right = self.expr(node.right)
+        value = self.arith(node.operator, left, right)
+        if value is not None:
+            return value
         if isinstance(left, int) and isinstance(node.operator, (cst.Add, cst.Subtract)):
             return left  # pointer arithmetic derives from the pointer
         if isinstance(left, tuple) and isinstance(right, tuple) and left and right and left[0] == right[0] == "const":
             return fold(node.operator, left[1], right[1])
+        if isinstance(left, tuple) and left and left[0] == "oneof" or isinstance(right, tuple) and right and right[0] == "oneof":
+            options = []
+            for a in left[1] if isinstance(left, tuple) and left and left[0] == "oneof" else (left,):
+                for b in right[1] if isinstance(right, tuple) and right and right[0] == "oneof" else (right,):
+                    v = self.arith(node.operator, a, b)
+                    if v is None and isinstance(a, tuple) and isinstance(b, tuple) and a and b and a[0] == b[0] == "const":
+                        v = fold(node.operator, a[1], b[1])
+                    if v is None:
+                        return None
+                    options.append(v)
+            return ("oneof", tuple(options))
         return None
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Val:
@@ -613,7 +651,11 @@ class _Eval:
             # be either (`own = keep if b else transfer`) is unknown, and no finding
             # may rest on it (RULES.md "How findings are chosen")
             a, b = self.expr(node.body), self.expr(node.orelse)
-            return a if a == b else None
+            if a == b:
+                return a
+            if all(isinstance(x, tuple) and x and x[0] in ("const", "lin", "oneof") for x in (a, b)):
+                return ("oneof", (a, b))  # sizes and the like: checks need every one to fail
+            return None
         if self.branch(node, node.test) == 0:
             return self.expr(node.body)
         return self.expr(node.orelse)
@@ -670,10 +712,31 @@ class _Eval:
             self.expr(node.value.item)
         return None
 
+    def returned_memory(self, value: Val, node: cst.Return, returned: set[int]) -> None:
+        """A returned descriptor linking to a local (OWN305), or a returned live
+        mapping of a local buffer that dies with the frame (OWN304)."""
+        leaving = {k for k in self.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
+        for struct, _ in self.chain(value):
+            link = dict(struct[2]).get(self.models.memory.chain_field)  # type: ignore[index]
+            if self.dangling_link(link, leaving):
+                self.report_plain("OWN305", node, source_of(node.value) if node.value else None)
+                break
+        for obj in returned:
+            hs = self.st.heap.get(obj)
+            m = hs.mapping if hs is not None else None
+            if hs is None or m is None or hs.kind == FREED or hs.reported:
+                continue
+            if isinstance(m[0], tuple) and m[0] and m[0][0] == "addr":
+                buf = m[0][1]
+                bh = self.st.heap.get(buf)
+                if bh is not None and bh.kind == OWNER and not bh.escaped and buf >= 0 and buf not in returned:
+                    self.report_plain("OWN304", node, source_of(node.value) if node.value else None, (("how", "returned"),), hs.story[:1])
+
     def returned(self, value: Val, node: cst.Return) -> None:
         """`return value`: a borrowed or transferred handle whose local owner dies
         with this frame dangles in the caller (OWN102)."""
         returned = set(_objects_in(value))
+        self.returned_memory(value, node, returned)
         for obj in returned:
             hs = self.st.heap.get(obj)
             if hs is None or hs.reported or hs.kind not in (BORROWED, TRANSFERRED) or hs.owner is None:
@@ -714,7 +777,8 @@ class _Eval:
         models = self.models
         if qualified in models.out_parameter and node.args:
             arg = node.args[0].value
-            return ("ref", target_key(arg, fa.self_name), self.expr(arg))
+            how = "pointer" if qualified in models.memory.keeps_alive else "byref"
+            return ("ref", target_key(arg, fa.self_name), self.expr(arg), how)
         receiver: Val = None
         receiver_store = False
         on_self = False
@@ -729,7 +793,15 @@ class _Eval:
             self.expr(node.func)
         args = [(a, self.expr(a.value)) for a in node.args]
         if qualified in models.derive:
-            return _deref(args[0][1]) if args else None
+            if not args:
+                return None
+            first = args[0][1]
+            if isinstance(first, tuple) and first and first[0] in ("ref", "bufref", "addr"):
+                return first  # a cast of a pointer is the same pointer
+            return _deref(first)
+        handled, value = self.memory_call(node, qualified, receiver, args)
+        if handled:
+            return value
         if models.is_inspection(qualified):
             return None
         if receiver_store:
@@ -754,9 +826,13 @@ class _Eval:
         positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
         consumed: set[int] = set()
         result: Val = None
+        mapping = None
         if model is not None:
             if model.record:
                 return ("dict", tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
+            self.check_chain(node, args)
+            if model.maps is not None:
+                mapping = self.mapping_of(model.maps, args)
             if model.adopt is not None:
                 adopted = self.adopt(model.adopt, qualified, node, positional_args, args)
                 if adopted is not None:
@@ -771,7 +847,10 @@ class _Eval:
                 i = _index(create.out, len(positional_args))
                 if i is not None:
                     consumed.add(i)
-                    self.create(positional_args[i][1], node, create.kind, create.out)
+                    made = self.create(positional_args[i][1], node, create.kind, create.out)
+                    if made is not None and mapping is not None:
+                        checked = self.check_mapping(node, mapping)
+                        self.st.heap[made] = self.st.heap[made].but(mapping=checked)
         for i, (a, v) in enumerate(positional_args):
             if i not in consumed:
                 self.use(v, node, source_of(a.value))
@@ -956,14 +1035,15 @@ class _Eval:
                 hs = hs.with_first("free", step)
             self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
 
-    def create(self, value: Val, node: cst.Call, kind: str, slot: int) -> None:
+    def create(self, value: Val, node: cst.Call, kind: str, slot: int) -> int | None:
         if not (isinstance(value, tuple) and value and value[0] == "ref" and value[1] is not None):
-            return
+            return None
         obj = self.fa.site_object(node, slot)
         self.forget(obj)
         verb = "allocated" if kind == "memory" else "created"
         self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
         self.bind(value[1], obj)
+        return obj
 
     # -- project functions -------------------------------------------------------
     def apply(self, summary: Summary, node: cst.Call, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> Val:
@@ -999,6 +1079,19 @@ class _Eval:
             for attr, desc in outcome.rebinds:
                 self.bind(f"{caller_self}.{attr}", self.materialize(desc, bound, node, summary, 1 + len(attr)))
         return ret
+
+    def substitute(self, v: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]]) -> Val:
+        """A callee's value in terms of its parameters, in the caller's terms."""
+        if isinstance(v, int) and v < 0 and -v - 1 in bound:
+            return bound[-v - 1][1]
+        if isinstance(v, tuple) and v and v[0] == "addr" and isinstance(v[1], int) and v[1] < 0:
+            outer = bound.get(-v[1] - 1, (None, None))[1]
+            if self.is_buffer(outer):
+                return ("addr", outer, v[2])
+            if isinstance(outer, tuple) and outer and outer[0] == "addr" and outer[2] is not None and v[2] is not None:
+                return ("addr", outer[1], linear.add(outer[2], v[2]))
+            return None
+        return v
 
     def bind_arguments(self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> dict[int, tuple[cst.BaseExpression | None, Val]]:
         bound: dict[int, tuple[cst.BaseExpression | None, Val]] = {}
@@ -1100,7 +1193,12 @@ class _Eval:
             self.forget(obj)
             step = self.fa.step_of(node, f"returned by `{summary.name}` here")
             owner = self.owner_for(desc[2], None, bound, node, 4000 + slot, summary) if hs.owner is not None else None
-            self.st.heap[obj] = HState(hs.kind, hs.reported, hs.story + (step,), tag=hs.tag, owner=owner)
+            mapping = hs.mapping
+            if mapping is not None:
+                # the callee mapped what the caller passed: check it here, with the caller's values
+                mapping = (self.substitute(mapping[0], bound), self.substitute(mapping[1], bound), *mapping[2:])
+                mapping = self.check_mapping(node, mapping, summary)
+            self.st.heap[obj] = HState(hs.kind, hs.reported, hs.story + (step,), tag=hs.tag, owner=owner, mapping=mapping)
             return obj
         return None
 
@@ -1115,6 +1213,24 @@ class _Eval:
                     del st.env[k]
                 else:
                     st.env[k] = nv
+            elif isinstance(v, tuple) and v and v[0] in ("addr", "bufref", "aiface") and v[1] == obj:
+                del st.env[k]
+        symbol = f"#{obj}"
+        for o, hs in list(st.heap.items()):
+            m = hs.mapping
+            if m is None:
+                continue
+            addr, size = m[0], m[1]
+            if isinstance(addr, tuple) and addr and addr[0] == "addr" and (addr[1] == obj or _mentions(addr[2], symbol)):
+                addr = None
+            if isinstance(size, tuple) and size and size[0] == "lin" and _mentions(size[1], symbol):
+                size = None
+            if (addr, size) != (m[0], m[1]):
+                st.heap[o] = hs.but(mapping=(addr, size, *m[2:]))
+
+
+def _mentions(form: object, symbol: str) -> bool:
+    return isinstance(form, tuple) and any(symbol in m for m, _ in form)
 
 
 def _via(summary: Summary | None) -> tuple[tuple[str, str], ...]:

@@ -64,6 +64,48 @@ class Adopt:
     owner_kind: str
     ownership: Ownership
     model: str
+    # invalid inputs (OWN602)
+    non_empty_keywords: tuple[str, ...] = ()
+    property_keywords: tuple[str, ...] = ()
+    forbidden_properties: tuple[str, ...] = ()
+    native_memory_only: bool = False
+
+
+@dataclass(slots=True)
+class CapsuleModel:
+    producer_methods: set[str] = field(default_factory=set)
+    producer_functions: set[str] = field(default_factory=set)
+    consumers: set[str] = field(default_factory=set)
+    export_methods: set[str] = field(default_factory=set)
+    export_functions: set[str] = field(default_factory=set)
+    explicit_contexts: set[str] = field(default_factory=set)
+    carrier_keywords: set[str] = field(default_factory=set)
+    carrier_positional: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class ThreadModel:
+    thread_constructors: set[str] = field(default_factory=set)
+    argument_keywords: set[str] = field(default_factory=set)
+    executor_constructors: set[str] = field(default_factory=set)
+    executor_methods: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class HostTaskModel:
+    native_mem_methods: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class EnvModel:
+    deprecated: set[str] = field(default_factory=set)
+    replacement: str = ""
+    mappings: set[str] = field(default_factory=set)
+    read_methods: set[str] = field(default_factory=set)
+    read_functions: set[str] = field(default_factory=set)
+    env_keywords: set[str] = field(default_factory=set)
+    env_functions: set[str] = field(default_factory=set)
+    env_last_argument: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +189,10 @@ class ModelSet:
     store_methods: set[str] = field(default_factory=set)
     memory: MemoryModel = field(default_factory=MemoryModel)
     non_raising: set[str] = field(default_factory=set)  # last names of calls that never raise
+    capsules: CapsuleModel = field(default_factory=CapsuleModel)
+    threads: ThreadModel = field(default_factory=ThreadModel)
+    host_task: HostTaskModel = field(default_factory=HostTaskModel)
+    environment: EnvModel = field(default_factory=EnvModel)
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""
@@ -160,6 +206,14 @@ class ModelSet:
             return True
         head, _, last = qualified.rpartition(".")
         return bool(head) and head.rpartition(".")[2] in self.inspect_receivers
+
+    def forbidden_properties(self) -> set[str]:
+        """Property names some adopting call forbids (OWN602)."""
+        out: set[str] = set()
+        for cm in self.by_last_name.values():
+            if cm.adopt is not None:
+                out.update(cm.adopt.forbidden_properties)
+        return out
 
     def never_raises(self, qualified: str) -> bool:
         return qualified.rpartition(".")[2] in self.non_raising
@@ -297,11 +351,17 @@ def _load_file(path: Path, models: ModelSet) -> None:
         fns = r.get("functions", list, required=True)
         handle = r.get("handle", int, 0)
         kind = r.get("owner-kind", str, "SYCL object")
+        checks = dict(
+            non_empty_keywords=tuple(r.get("non-empty-keywords", list, [])),
+            property_keywords=tuple(r.get("property-keywords", list, [])),
+            forbidden_properties=tuple(r.get("forbidden-properties", list, [])),
+            native_memory_only=r.get("native-memory-only", bool, False),
+        )
         r.done()
         if own_raw is None:
             r.fail("", "an [[adopt]] needs an [ownership] table in the same file")
         for fn in fns:
-            _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name)))
+            _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name, **checks)))  # type: ignore[arg-type]
     for i, raw in enumerate(top.get("borrow", "tables", [])):
         r = _Reader(path, f"[[borrow]][{i}]", raw)
         fns = r.get("functions", list, required=True)
@@ -355,6 +415,15 @@ def _load_file(path: Path, models: ModelSet) -> None:
         r.done()
         for fn in fns:
             _merge(models, "last-name", fn, CallModel(maps=MapCall(fn, **m)))  # type: ignore[arg-type]
+    for section, target in (
+        ("capsules", models.capsules),
+        ("threads", models.threads),
+        ("host-task", models.host_task),
+        ("environment", models.environment),
+    ):
+        raw_section = top.get(section, dict)
+        if raw_section is not None:
+            _load_sets(_Reader(path, f"[{section}]", raw_section), target)
     if not raises:
         # every function this file models returns a status code instead of raising
         added = (set(models.by_last_name) | set(models.by_qualified)) - before
@@ -368,6 +437,18 @@ def _load_file(path: Path, models: ModelSet) -> None:
         models.inspect_prefixes = tuple(sorted(set(models.inspect_prefixes) | set(prefixes)))
         v.done()
     top.done()
+
+
+def _load_sets(r: _Reader, target: object) -> None:
+    """Fill a section's fields: lists of names into sets, strings into strings."""
+    for key in list(r.table):
+        attr = key.replace("-", "_")
+        current = getattr(target, attr, None)
+        if isinstance(current, set):
+            current.update(r.get(key, list, []))
+        elif isinstance(current, str):
+            setattr(target, attr, r.get(key, str, current))
+    r.done()
 
 
 def load_models(extra: Iterable[Path] = ()) -> ModelSet:

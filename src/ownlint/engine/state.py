@@ -31,6 +31,7 @@ FREED = "freed"  # destroyed or freed by the application
 TRANSFERRED = "transferred"  # adopted by an owner with ownership transfer
 KEPT = "kept"  # adopted by an owner with ownership keep
 BORROWED = "borrowed"  # handed out by an owner (get_native, addressof_ref)
+CONSUMED = "consumed"  # a capsule a consumer has renamed
 # owner states (SYCL objects, dpctl objects)
 OWNER = "owner"  # alive or possibly alive
 OWNER_DEAD = "owner-dead"
@@ -65,6 +66,7 @@ class HState:
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
     mapping: tuple | None = None  # an external memory mapping: see memory.py
+    prov: str = ""  # "explicit": made on an explicitly created SYCL context (OWN502)
 
     def but(self, **changes: object) -> "HState":
         return replace(self, **changes)  # type: ignore[arg-type]

@@ -39,10 +39,12 @@ from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.solver import Solution, solve
 from ownlint.engine import linear
+from ownlint.engine.interop import InteropEval
 from ownlint.engine.memory import MemoryEval, parse_tag
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import (
     BORROWED,
+    CONSUMED,
     FREED,
     KEPT,
     LIVE,
@@ -205,6 +207,7 @@ class FunctionAnalysis:
         self.fields: dict[str, int] = {}  # self.x read before any write -> its object
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
+        self.outer_names = _declared_outer(cfg.node)  # `global` / `nonlocal` names
         self.cfg = cfg
         self.models = models
         self.names = unit.names
@@ -380,7 +383,7 @@ class FunctionAnalysis:
         return Step(self.unit.index, node, label)
 
 
-class _Eval(MemoryEval):
+class _Eval(MemoryEval, InteropEval):
     """Evaluates expressions and statements on one path state, in place."""
 
     def __init__(self, fa: FunctionAnalysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:
@@ -433,6 +436,9 @@ class _Eval(MemoryEval):
                 self.forget(value)
             if "." in key:
                 self.escape(value)  # `self.x` outlives the method
+                self.escapes_task(self.site, value, "attribute")
+            elif key in self.fa.outer_names:
+                self.escapes_task(self.site, value, "global")
             self.bind(key, value)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -463,6 +469,10 @@ class _Eval(MemoryEval):
         if isinstance(target, cst.Attribute) and self.set_field(target, value):
             return
         self.escape(value)
+        if isinstance(target, cst.Attribute):
+            self.escapes_task(self.site, value, "attribute")
+        elif isinstance(target, cst.Subscript) and self.outside(target.value):
+            self.escapes_task(self.site, value, "container")
         if isinstance(target, cst.Subscript):
             self.expr(target.value)
         elif isinstance(target, cst.Attribute):
@@ -576,6 +586,11 @@ class _Eval(MemoryEval):
         handled, value = self.memory_subscript(base, index)
         if handled:
             return value
+        if isinstance(base, int) and self.st.heap.get(base, HState(LIVE)).prov == "explicit":
+            view = self.fa.site_object(node, 7)  # a slice or view keeps the context
+            self.forget(view)
+            self.st.heap[view] = HState(LIVE, False, self.st.heap[base].story, prov="explicit")
+            return view
         if isinstance(base, int) and not self.is_buffer(base):
             self.use(base, node, source_of(node.value))
             return None
@@ -707,7 +722,9 @@ class _Eval(MemoryEval):
 
     def expr_Yield(self, node: cst.Yield) -> Val:
         if isinstance(node.value, cst.BaseExpression):
-            self.escape(self.expr(node.value))
+            value = self.expr(node.value)
+            self.escapes_task(node, value, "yield")
+            self.escape(value)
         elif node.value is not None:
             self.expr(node.value.item)
         return None
@@ -736,6 +753,7 @@ class _Eval(MemoryEval):
         """`return value`: a borrowed or transferred handle whose local owner dies
         with this frame dangles in the caller (OWN102)."""
         returned = set(_objects_in(value))
+        self.escapes_task(node, value, "return")
         self.returned_memory(value, node, returned)
         for obj in returned:
             hs = self.st.heap.get(obj)
@@ -802,11 +820,18 @@ class _Eval(MemoryEval):
         handled, value = self.memory_call(node, qualified, receiver, args)
         if handled:
             return value
+        handled, value = self.interop_call(node, qualified, receiver, args, method)
+        if handled:
+            return value
+        capsule_in = self.consume_capsule(node, qualified, args)
         if models.is_inspection(qualified):
             return None
         if receiver_store:
+            assert isinstance(node.func, cst.Attribute)
             for _, v in args:
                 self.escape(v)
+                if self.outside(node.func.value):
+                    self.escapes_task(node, v, "container")
             return None
         model = models.call(qualified)
         if model is not None and model.borrow is not None:
@@ -861,7 +886,12 @@ class _Eval(MemoryEval):
                 self.escape(v)
         if model is not None and model.owner_kind is not None:
             result = self.new_owner(node, model.owner_kind, "made here")
-        return result
+        last = qualified.rpartition(".")[2]
+        if last in self.models.forbidden_properties():
+            return ("prop", last)
+        if result is None and model is None and any(isinstance(v, tuple) and v and v[0] == "prop" for _, v in args):
+            return ("seq", tuple(v for a, v in args if a.keyword is None))  # a property list
+        return self.provenance(node, qualified, args, result, capsule_in)
 
     def is_owner(self, value: Val) -> bool:
         objs = _objects_in(value)
@@ -928,6 +958,7 @@ class _Eval(MemoryEval):
         )
         if not interop:
             return None
+        self.check_inputs(adopt, node, handle, args)
         mode = self.ownership_of(adopt, first, args)
         owner = self.new_owner(node, adopt.owner_kind, "made here")
         spelled = source_of(spelled_node)
@@ -1142,6 +1173,16 @@ class _Eval(MemoryEval):
         if effect.first == "use":
             self.use(value, node, spelled, summary, effect.first_step)
         last = effect.story[-1] if effect.story else None
+        if effect.kind == CONSUMED:
+            for obj in _objects_in(value):
+                hs = self.st.heap.get(obj)
+                if hs is None or hs.tag != "capsule" or hs.reported:
+                    continue
+                if hs.kind == CONSUMED:
+                    self.fa.report(self.st, "OWN501", node, obj, spelled, _via(summary), _inner(last, summary, "consumed again here"))
+                else:
+                    label = f"consumed here, inside `{summary.name}`"
+                    self.st.heap[obj] = hs.with_step(CONSUMED, Step(last.unit, last.node, label) if last else self.fa.step_of(node, label))
         if effect.kind == FREED:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
             self.free(value, node, spelled, summary, where)
@@ -1241,6 +1282,28 @@ def _inner(step: Step | None, summary: Summary | None, label: str) -> tuple[Step
     if step is None or summary is None:
         return ()
     return (Step(step.unit, step.node, f"{label}, inside `{summary.name}`"),)
+
+
+def _declared_outer(node: cst.CSTNode) -> set[str]:
+    """Names a function declares `global` or `nonlocal` (not in nested functions)."""
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Global(self, n: cst.Global) -> None:
+            names.update(x.name.value for x in n.names)
+
+        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
+            names.update(x.name.value for x in n.names)
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is node
+
+        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
+            return False
+
+    if isinstance(node, cst.FunctionDef):
+        node.visit(V())
+    return names
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:

@@ -1,0 +1,235 @@
+"""Capsules, context provenance, threads and host tasks (API.md section 4,
+RULES.md OWN402, OWN403, OWN501, OWN502, OWN602): the rest of the catalogue
+that follows values, as a mixin of the evaluator.
+
+- A capsule is an object tagged "capsule"; a consumer moves it to CONSUMED,
+  and a second consumption is OWN501.
+- `HState.prov == "explicit"` marks what was made on an explicitly created
+  context; it flows through the carrier keywords (`sycl_queue=`, `buffer=`
+  ...) and slices into arrays; exporting such an object is OWN502.
+- A runtime-owned handle (TRANSFERRED, or BORROWED from an owner not made
+  with keep) given to another thread is OWN403.
+- The pointer from `get_native_mem` is tagged "native-mem"; storing it where
+  it outlives the function that got it is OWN402.
+
+Known limits:
+- A host task is the function that calls `get_native_mem`; a helper it calls
+  with the pointer is not followed.
+- A property list built by a call other than a literal is seen through only
+  when one of its arguments names a forbidden property.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ownlint.engine.cfg import source_of
+from ownlint.engine.models import Adopt
+from ownlint.engine.state import BORROWED, CONSUMED, LIVE, TRANSFERRED, HState, Val
+
+if TYPE_CHECKING:
+    from ownlint.engine.typestate import _Eval
+
+
+def _objs(v: Val) -> list[int]:
+    from ownlint.engine.typestate import _objects_in
+
+    return _objects_in(v)
+
+
+def _elements(v: Val) -> list[Val]:
+    """A value and, for containers, every element in it."""
+    out = [v]
+    if isinstance(v, tuple) and v:
+        if v[0] == "seq":
+            for x in v[1]:
+                out.extend(_elements(x))
+        elif v[0] == "dict":
+            for _, x in v[1]:
+                out.extend(_elements(x))
+    return out
+
+
+class InteropEval:
+    """The interop half of `_Eval` (mixed in; `self` is the evaluator)."""
+
+    def tagged(self: "_Eval", v: Val, tag: str) -> bool:
+        objs = _objs(v)
+        return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).tag == tag
+
+    def explicit(self: "_Eval", v: Val) -> bool:
+        return any(self.st.heap.get(o, HState(LIVE)).prov == "explicit" for x in _elements(v) for o in _objs(x))
+
+    def new_tagged(self: "_Eval", node: cst.CSTNode, tag: str, label: str, slot: int = 5) -> int:
+        obj = self.fa.site_object(node, slot)
+        self.forget(obj)
+        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),), tag=tag)
+        return obj
+
+    # -- calls ------------------------------------------------------------------------
+    def interop_call(
+        self: "_Eval", node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
+    ) -> tuple[bool, Val]:
+        """Calls that make capsules, executors and native-memory pointers, or
+        hand values to threads; (handled, value)."""
+        caps = self.models.capsules
+        threads = self.models.threads
+        last = qualified.rpartition(".")[2]
+        positional = [v for a, v in args if a.keyword is None and not a.star]
+        if method and last in self.models.host_task.native_mem_methods:
+            return True, self.new_tagged(node, "native-mem", "the native memory pointer is taken here")
+        if method and last in caps.producer_methods or not method and last in caps.producer_functions:
+            exported = receiver if method else (positional[0] if positional else None)
+            if method and last in caps.export_methods or not method and last in caps.export_functions:
+                self.check_export(node, exported, node.func.value if method else node.args[0].value if node.args else node)  # type: ignore[attr-defined]
+            return True, self.new_tagged(node, "capsule", "the capsule is made here")
+        if qualified in threads.thread_constructors:
+            for a, v in args:
+                if a.keyword is not None and a.keyword.value in threads.argument_keywords:
+                    self.to_thread(node, v, qualified)
+            return True, None
+        if qualified in threads.executor_constructors:
+            for _, v in args:
+                self.use(v, node, "")
+            return True, self.new_tagged(node, "executor", "the executor is made here")
+        if method and last in threads.executor_methods and self.tagged(receiver, "executor"):
+            api = f"executor.{last}"
+            for _, v in args[1:]:
+                self.to_thread(node, v, api)
+            return True, None
+        return False, None
+
+    def consume_capsule(self: "_Eval", node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool:
+        """A consumer given a capsule renames it; True when one was consumed."""
+        caps = self.models.capsules
+        last = qualified.rpartition(".")[2]
+        if last not in caps.consumers or not args:
+            return False
+        value = args[0][1]
+        consumed = False
+        for obj in _objs(value):
+            hs = self.st.heap.get(obj)
+            if obj < 0 and (hs is None or hs.kind != CONSUMED):
+                # a parameter may be a capsule: the callers replay this consumption
+                step = self.fa.step_of(node, "consumed here")
+                self.st.heap[obj] = (hs or HState(LIVE)).with_step(CONSUMED, step)
+                continue
+            if hs is None or hs.tag != "capsule":
+                continue
+            consumed = True
+            if hs.reported:
+                continue
+            if hs.kind == CONSUMED:
+                self.fa.report(self.st, "OWN501", node, obj, source_of(args[0][0].value))
+            else:
+                self.st.heap[obj] = hs.with_step(CONSUMED, self.fa.step_of(node, "first consumed here"))
+        if not consumed and last in caps.export_functions:
+            self.check_export(node, value, args[0][0].value)
+        return consumed
+
+    def check_export(self: "_Eval", node: cst.CSTNode, value: Val, spelled: cst.CSTNode) -> None:
+        for obj in _objs(value):
+            hs = self.st.heap.get(obj)
+            if hs is not None and hs.prov == "explicit":
+                from ownlint.engine.typestate import RawViolation
+
+                if self.fa.violations is not None:
+                    self.fa.violations.append(
+                        RawViolation("OWN502", self.fa.unit.index, node, source_of(spelled), (), hs.story[:2])
+                    )
+                return
+
+    def provenance(
+        self: "_Eval", node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
+    ) -> Val:
+        """What a call makes on an explicitly created context is explicit too."""
+        caps = self.models.capsules
+        last = qualified.rpartition(".")[2]
+        explicit = last in caps.explicit_contexts and not capsule_in
+        step_label = "an explicitly created context is made here"
+        if not explicit:
+            carried = [v for a, v in args if a.keyword is not None and a.keyword.value in caps.carrier_keywords]
+            if last in caps.carrier_positional:
+                carried += [v for a, v in args if a.keyword is None]
+            explicit = any(self.explicit(v) for v in carried)
+            step_label = "made on an explicitly created context here"
+        if not explicit:
+            return result
+        if not isinstance(result, int):
+            result = self.fa.site_object(node, 6)
+            self.forget(result)
+        hs = self.st.heap.get(result, HState(LIVE))
+        self.st.heap[result] = hs.but(prov="explicit", story=hs.story + (self.fa.step_of(node, step_label),))
+        return result
+
+    def to_thread(self: "_Eval", node: cst.Call, value: Val, api: str) -> None:
+        """OWN403: a runtime-owned handle handed to another thread or process."""
+        for element in _elements(value):
+            for obj in _objs(element):
+                hs = self.st.heap.get(obj)
+                if hs is None or hs.reported or hs.kind not in (TRANSFERRED, BORROWED):
+                    continue
+                owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+                if owner is not None and owner.tag.startswith("buffer:"):
+                    continue
+                self.fa.report(self.st, "OWN403", node, obj, None, (("api", api),))
+
+    # -- host tasks -----------------------------------------------------------------------
+    def escapes_task(self: "_Eval", node: cst.CSTNode, value: Val, where: str) -> None:
+        """OWN402: the native memory pointer (or a value derived from it) is stored
+        where it outlives the host task."""
+        for element in _elements(value):
+            for obj in _objs(element):
+                hs = self.st.heap.get(obj)
+                if hs is not None and hs.tag == "native-mem" and not hs.reported:
+                    self.fa.report(self.st, "OWN402", node, obj, None, (("where", where),))
+
+    def outside(self: "_Eval", base: cst.BaseExpression) -> bool:
+        """Whether a container named by `base` was made outside this function."""
+        while isinstance(base, (cst.Attribute, cst.Subscript)):
+            base = base.value
+        if not isinstance(base, cst.Name):
+            return False
+        v = self.st.env.get(base.value)
+        return v is None or (isinstance(v, int) and v < 0)
+
+    # -- invalid inputs (OWN602) ----------------------------------------------------------
+    def check_inputs(self: "_Eval", adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None:
+        from ownlint.engine.memory import parse_tag
+
+        for a, v in args:
+            if a.keyword is None:
+                continue
+            key = a.keyword.value
+            if key in adopt.non_empty_keywords and _empty(v, a.value):
+                self.report_plain("OWN602", node, None, (("problem", "empty-devices"), ("detail", f"{key}={source_of(a.value)}")))
+            if key in adopt.property_keywords:
+                bad = _forbidden(v, adopt.forbidden_properties)
+                if bad:
+                    self.report_plain("OWN602", node, None, (("problem", "compute-index"), ("detail", bad)))
+        if adopt.native_memory_only:
+            host = isinstance(handle, tuple) and handle and handle[0] in ("addr", "bufref")
+            if isinstance(handle, int):
+                host = parse_tag(self.st.heap.get(handle, HState(LIVE)).tag) is not None
+            if host:
+                self.report_plain("OWN602", node, None, (("problem", "host-memory"),))
+
+
+def _empty(v: Val, expr: cst.BaseExpression) -> bool:
+    if v == ("seq", ()):
+        return True
+    return isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, (cst.Name, cst.Attribute)) and (
+        (expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value).endswith("List")
+    )
+
+
+def _forbidden(v: Val, names: tuple[str, ...]) -> str:
+    """The forbidden property a property value names, or ""."""
+    for element in _elements(v):
+        if isinstance(element, tuple) and element and element[0] in ("prop", "sym"):
+            last = str(element[1]).rpartition(".")[2]
+            if last in names:
+                return last
+    return ""

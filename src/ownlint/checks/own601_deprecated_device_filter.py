@@ -1,6 +1,7 @@
 """OWN601 deprecated-device-filter."""
 
 from ownlint.checks.base import Check
+from ownlint.diagnostics import Edit, Fix
 from ownlint.engine.violations import Violation
 from ownlint.registry import Rule
 
@@ -60,4 +61,17 @@ def describe(v: Violation) -> tuple[str, str, str]:
     )
 
 
-CHECK = Check(RULE, describe)
+def fix(v: Violation) -> Fix | None:
+    """Rename the variable and translate a literal selector: safe where the new
+    syntax means exactly the same devices (`level_zero:gpu`), unsafe where device
+    numbering may differ (`level_zero:gpu:1` -> `level_zero:1`)."""
+    if not v.edits:
+        return None
+    return Fix(
+        applicability="safe" if v.fix_safe else "unsafe",
+        message="use `ONEAPI_DEVICE_SELECTOR` with the equivalent selector",
+        edits=tuple(Edit(span, text) for span, text in v.edits),
+    )
+
+
+CHECK = Check(RULE, describe, fix)

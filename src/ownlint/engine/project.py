@@ -15,6 +15,7 @@ from ownlint.diagnostics import FileError, FileReport, Span
 from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet
 from ownlint.engine import linear
+from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
 from ownlint.engine.state import Step
@@ -284,7 +285,9 @@ class Project:
                     self.functions.setdefault(sc.qualified, (unit, sc))
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
-        out: list[RawViolation] = []
+        out: list[RawViolation] = check_environment(
+            unit.index, unit.module, unit.names, self.models.environment, unit.constants
+        )
         for i, scope in enumerate(self.scopes[unit.index]):
             out.extend(self.analyze_scope(unit, i, scope))
         return out
@@ -376,7 +379,12 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
             StoryStep(units[s.unit].path, positions.span(units[s.unit], s.node), s.label)  # type: ignore[union-attr,arg-type]
             for s in rv.story
         )
-        sink.add(Violation(rv.code, unit.path, positions.span(unit, rv.node), rv.handle, rv.facts, story))
+        edits: tuple[tuple[Span, str], ...] = ()
+        safe = False
+        if rv.fix:
+            fix_edits, safe = rv.fix
+            edits = tuple((positions.span(unit, e.node), e.text) for e in fix_edits)
+        sink.add(Violation(rv.code, unit.path, positions.span(unit, rv.node), rv.handle, rv.facts, story, edits, safe))
     index_of = {f.path: i for i, f in enumerate(files)}
     for v in most_specific(list(sink)):
         index = index_of[v.path]

@@ -73,6 +73,7 @@ class RawViolation:
     handle: str | None
     facts: tuple[tuple[str, str], ...]
     story: tuple[Step, ...]
+    fix: tuple = ()  # (edits with .node and .text, safe) when the finding offers one
 
 
 @dataclass(slots=True)

@@ -30,6 +30,8 @@ class Violation:
     handle: str | None
     facts: tuple[tuple[str, str], ...] = ()
     story: tuple[StoryStep, ...] = ()
+    edits: tuple[tuple[Span, str], ...] = ()  # a fix the finding offers: replace each span
+    fix_safe: bool = False
 
     def fact(self, key: str, default: str = "") -> str:
         return dict(self.facts).get(key, default)

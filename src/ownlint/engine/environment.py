@@ -1,0 +1,225 @@
+"""Deprecated SYCL environment variables (API.md section 5, OWN601).
+
+A syntactic check over the whole module (it is about names and keys, not
+about a handle's state), with keys folded through module constants and
+locals bound once to a string literal. The variables, the mappings and the
+calls come from the `[environment]` table of the models.
+
+Reported: setting or reading the variable through `os.environ[...]`,
+`os.environ.get/setdefault/update`, `os.getenv`, `os.putenv`, `K in
+os.environ`, and a key of a dict given as a child's environment (`env=` of
+`subprocess.*`, the last argument of `os.exec*e`), at the key or at the item
+assignment `env[K] = ...`. Not reported: removing it (`pop`, `del`,
+`os.unsetenv`).
+
+Known limits: a dict given as `env=` is matched by its name within one
+function, whatever the order of the statements; a dict passed through a
+helper is not followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ownlint.engine.models import EnvModel
+from ownlint.engine.names import ModuleNames
+from ownlint.engine.typestate import RawViolation
+
+# SYCL_DEVICE_FILTER values with an exact ONEAPI_DEVICE_SELECTOR equivalent
+_EXACT = {"level_zero": "level_zero:*", "level_zero:gpu": "level_zero:gpu", "level_zero:*": "level_zero:*"}
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    node: cst.CSTNode
+    text: str
+
+
+def _string(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _quote(node: cst.SimpleString, text: str) -> str:
+    q = node.quote
+    return f"{node.prefix}{q}{text}{q}"
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, unit_index: int, names: ModuleNames, env: EnvModel, constants: dict[str, object]) -> None:
+        self.unit = unit_index
+        self.names = names
+        self.env = env
+        self.constants = constants
+        self.found: list[RawViolation] = []
+        self.locals: list[dict[str, str]] = [{}]
+        self.skip: set[int] = set()  # nodes under `del`
+        self.seen: set[int] = set()
+        self.dicts: list[dict[str, list[tuple[cst.CSTNode, str]]]] = [{}]  # name -> deprecated keys set in it
+
+    # -- keys -------------------------------------------------------------------
+    def key(self, node: cst.BaseExpression) -> str | None:
+        text = _string(node)
+        if text is None and isinstance(node, cst.Name):
+            text = self.locals[-1].get(node.value)
+            if text is None:
+                v = self.constants.get(node.value)
+                text = v[1] if isinstance(v, tuple) and v and v[0] == "const" and isinstance(v[1], str) else None
+        return text if text in self.env.deprecated else None
+
+    def report(self, node: cst.CSTNode, how: str, name: str, edits: tuple[Edit, ...] = (), safe: bool = False) -> None:
+        if id(node) in self.seen:
+            return
+        self.seen.add(id(node))
+        facts: list[tuple[str, str]] = [("how", how), ("variable", name), ("replacement", self.env.replacement)]
+        self.found.append(RawViolation("OWN601", self.unit, node, name, tuple(facts), (), fix=(edits, safe)))
+
+    def fix_for(self, key: cst.BaseExpression, value: cst.BaseExpression | None) -> tuple[tuple[Edit, ...], bool]:
+        """Rename the key, and translate a literal value, when both are literals."""
+        if not isinstance(key, cst.SimpleString) or value is None:
+            return (), False
+        old = _string(value)
+        if old is None or not isinstance(value, cst.SimpleString):
+            return (), False
+        edits = [Edit(key, _quote(key, self.env.replacement))]
+        exact = _EXACT.get(old)
+        if exact is not None:
+            if exact != old:
+                edits.append(Edit(value, _quote(value, exact)))
+            return tuple(edits), True
+        parts = old.split(":")
+        if len(parts) == 3 and parts[0] == "level_zero" and parts[1] == "gpu" and parts[2].isdigit():
+            # device numbers count GPUs in the old syntax, all devices in the new
+            edits.append(Edit(value, _quote(value, f"level_zero:{parts[2]}")))
+            return tuple(edits), False
+        return (), False
+
+    def is_mapping(self, node: cst.BaseExpression) -> bool:
+        return (self.names.qualify(node) or "") in self.env.mappings
+
+    # -- scopes -------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.locals.append(_string_locals(node))
+        self.dicts.append({})
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.locals.pop()
+        self.dicts.pop()
+
+    # -- statements ------------------------------------------------------------------
+    def visit_Del(self, node: cst.Del) -> None:
+        for n in _walk(node.target):
+            self.skip.add(id(n))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            target = t.target
+            if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+                k = target.slice[0].slice.value
+                name = self.key(k)
+                if name is None:
+                    continue
+                self.skip.add(id(target))
+                if self.is_mapping(target.value):
+                    edits, safe = self.fix_for(k, node.value)
+                    self.report(node, "set", name, edits, safe)
+                elif isinstance(target.value, cst.Name):
+                    self.dicts[-1].setdefault(target.value.value, []).append((node, name))
+            elif isinstance(target, cst.Name) and isinstance(node.value, cst.Dict):
+                for el in node.value.elements:
+                    if isinstance(el, cst.DictElement):
+                        name = self.key(el.key)
+                        if name is not None:
+                            self.dicts[-1].setdefault(target.value, []).append((el.key, name))
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if id(node) in self.skip or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        name = self.key(node.slice[0].slice.value)
+        if name is not None and self.is_mapping(node.value):
+            self.report(node, "read", name)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        for c in node.comparisons:
+            if isinstance(c.operator, cst.In) and self.is_mapping(c.comparator):
+                name = self.key(node.left)
+                if name is not None:
+                    self.report(node, "read", name)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        q = self.names.qualify(node.func) or ""
+        head, _, last = q.rpartition(".")
+        args = [a for a in node.args if a.keyword is None and not a.star]
+        if head in self.env.mappings and last in self.env.read_methods and node.args:
+            first = node.args[0].value
+            if isinstance(first, cst.Dict):
+                for el in first.elements:
+                    if isinstance(el, cst.DictElement) and self.key(el.key) is not None:
+                        self.report(node, "set", self.key(el.key) or "", *self.fix_for(el.key, el.value))
+            else:
+                name = self.key(first)
+                if name is not None:
+                    how = "set" if last == "setdefault" else "read"
+                    self.report(node, how, name)
+        if q in self.env.read_functions and args:
+            name = self.key(args[0].value)
+            if name is not None:
+                how = "set" if last == "putenv" else "read"
+                value = args[1].value if len(args) > 1 else None
+                self.report(node, how, name, *(self.fix_for(args[0].value, value) if how == "set" else ((), False)))
+        env_values = []
+        if q in self.env.env_functions:
+            env_values = [a.value for a in node.args if a.keyword is not None and a.keyword.value in self.env.env_keywords]
+        elif q in self.env.env_last_argument and args:
+            env_values = [args[-1].value]
+        for value in env_values:
+            self.child_environment(value)
+
+    def child_environment(self, value: cst.BaseExpression) -> None:
+        if isinstance(value, cst.Dict):
+            for el in value.elements:
+                if isinstance(el, cst.DictElement):
+                    name = self.key(el.key)
+                    if name is not None:
+                        self.report(el.key, "env", name, *self.fix_for(el.key, el.value))
+        elif isinstance(value, cst.Name):
+            for node, name in self.dicts[-1].get(value.value, []):
+                self.report(node, "env", name)
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = [node]
+    for child in node.children:
+        out.extend(_walk(child))
+    return out
+
+
+def _string_locals(fn: cst.FunctionDef) -> dict[str, str]:
+    """Locals of `fn` bound exactly once, to a string literal."""
+    counts: dict[str, int] = {}
+    values: dict[str, str | None] = {}
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    counts[t.target.value] = counts.get(t.target.value, 0) + 1
+                    values[t.target.value] = _string(node.value)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+    fn.visit(V())
+    return {k: v for k, v in values.items() if counts[k] == 1 and v is not None}
+
+
+def check_environment(unit_index: int, module: cst.Module, names: ModuleNames, env: EnvModel, constants: dict[str, object]) -> list[RawViolation]:
+    if not env.deprecated:
+        return []
+    finder = _Finder(unit_index, names, env, constants)
+    module.visit(finder)
+    return finder.found

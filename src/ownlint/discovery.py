@@ -135,7 +135,20 @@ def _enclosing_ignore_files(root: Path) -> tuple[_IgnoreFile, ...]:
     for part in root.relative_to(top).parts:
         layers += _read_ignore_file(directory / ".gitignore", directory)
         directory = directory / part
+    if root != top and _ignored_by(root, layers):
+        # a directory the user names is checked even where git ignores it (as a
+        # named file is); the .gitignore files inside it still apply
+        return ()
     return layers
+
+
+def _ignored_by(path: Path, layers: tuple[_IgnoreFile, ...]) -> bool:
+    ignored = False
+    for layer in layers:
+        result = layer.spec.check_file(path.relative_to(layer.base).as_posix() + "/")
+        if result.include is not None:
+            ignored = result.include
+    return ignored
 
 
 def _git_work_tree(start: Path) -> Path | None:

@@ -261,8 +261,7 @@ def module_names(paths: list[str]) -> dict[str, str]:
 class Project:
     """The units of one run, their scopes, and the summaries computed on demand."""
 
-    def __init__(self, units: list[Unit], models: ModelSet, options: EngineOptions) -> None:
-        self.units = units
+    def __init__(self, units: list[Unit], models: ModelSet, options: EngineOptions, reports: list[FileReport]) -> None:
         self.models = models
         self.options = options
         self.scopes: dict[int, list[Scope]] = {}
@@ -270,19 +269,30 @@ class Project:
         self.summaries: dict[str, Summary] = {}
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
+        self.units: list[Unit] = []
         for unit in units:
-            names = unit.names
+            try:
+                self._add(unit)
+            except RecursionError:
+                reports[unit.index].errors.append(FileError(unit.path, "too deeply nested to analyse"))
+            else:
+                self.units.append(unit)
 
-            def call_raises(call: cst.Call, names: ModuleNames = names) -> bool:
-                return not models.never_raises(names.qualify(call.func) or "?")
+    def _add(self, unit: Unit) -> None:
+        """Build the scopes and control-flow graphs of one file."""
+        models = self.models
+        names = unit.names
 
-            collector = _ScopeCollector(unit.names.module, call_raises)
-            unit.module.visit(collector)
-            scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None), *collector.scopes]
-            self.scopes[unit.index] = scopes
-            for sc in scopes:
-                if sc.qualified:
-                    self.functions.setdefault(sc.qualified, (unit, sc))
+        def call_raises(call: cst.Call) -> bool:
+            return not models.never_raises(names.qualify(call.func) or "?")
+
+        collector = _ScopeCollector(unit.names.module, call_raises)
+        unit.module.visit(collector)
+        scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None), *collector.scopes]
+        self.scopes[unit.index] = scopes
+        for sc in scopes:
+            if sc.qualified:
+                self.functions.setdefault(sc.qualified, (unit, sc))
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = check_environment(
@@ -360,7 +370,7 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
     sink = ViolationSink()
     for i, f in enumerate(files):
         units.append(_load(i, f, f.module if f.module is not None else modnames[f.path], reports[i], sink, models, options))
-    project = Project([u for u in units if u is not None], models, options)
+    project = Project([u for u in units if u is not None], models, options, reports)
     raw: list[RawViolation] = []
     for unit in project.units:
         try:
@@ -408,8 +418,13 @@ def _load(
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to parse"))
         return None
-    names = collect_names(module, modname, is_package=f.path.endswith("__init__.py"))
-    return Unit(i, f.path, module, names, module_constants(module, names, models, options.page_size))  # type: ignore[arg-type]
+    try:
+        names = collect_names(module, modname, is_package=f.path.endswith("__init__.py"))
+        constants = module_constants(module, names, models, options.page_size)
+    except RecursionError:
+        report.errors.append(FileError(f.path, "too deeply nested to analyse"))
+        return None
+    return Unit(i, f.path, module, names, constants)  # type: ignore[arg-type]
 
 
 __all__ = ["EngineOptions", "SourceFile", "analyze_project", "Step"]

@@ -1,0 +1,18 @@
+"""The README's rule table is the registry's (regenerate it with `ownlint rules --format markdown`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ownlint.registry import rules_markdown_table
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+START = "<!-- rules:start -->"
+END = "<!-- rules:end -->"
+
+
+def test_rule_table_is_generated() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert text.count(START) == 1 and text.count(END) == 1, f"README.md needs one {START} ... {END} block"
+    table = text.split(START, 1)[1].split(END, 1)[0]
+    assert table.strip() == rules_markdown_table().strip(), "run `ownlint rules --format markdown` and paste it"

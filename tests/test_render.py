@@ -1,0 +1,168 @@
+"""Renderers: the text frame, concise lines, the JSON object, statistics, summary lines."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from rich.console import Console
+
+from ownlint import registry, render
+from ownlint.api import RunResult
+from ownlint.diagnostics import Diagnostic, Edit, FileError, Fix, Related, Span
+from ownlint.registry import Rule
+from ownlint.render import concise, json_, statistics, text
+from ownlint.suppress import UnusedSuppression
+
+SOURCE = """\
+def f(ctx, p):
+\tzeMemFree(ctx, p)
+    log(p)
+
+    zeMemFree(ctx, p)
+"""
+
+DOUBLE_FREE = Diagnostic(
+    code="OWN201",
+    path="pkg/a.py",
+    span=Span(5, 5, 5, 22),
+    message="`p` is freed a second time",
+    related=(
+        Related("pkg/a.py", Span(2, 2, 2, 19), "first freed here"),
+        Related("pkg/helpers.py", Span(1, 1, 1, 4), "made here"),
+    ),
+    help="free it once",
+    label="freed again here",
+)
+
+
+def result(*findings: Diagnostic, errors: tuple[FileError, ...] = (), files: int = 2) -> RunResult:
+    return RunResult(
+        findings=list(findings),
+        errors=list(errors),
+        files=[f"f{i}.py" for i in range(files)],
+        seconds=0.12345,
+        sources={"pkg/a.py": SOURCE, "pkg/helpers.py": "mk(p)\n"},
+        unused_suppressions=[UnusedSuppression("pkg/a.py", 3, 12, "OWN203")],
+    )
+
+
+def plain_text(run: RunResult, show_unused: bool = False) -> str:
+    out = io.StringIO()
+    console = Console(file=out, color_system=None, no_color=True, highlight=False, markup=False, soft_wrap=True)
+    text.render(run, console, show_unused=show_unused)
+    return out.getvalue()
+
+
+def test_text_frame_like_rustc() -> None:
+    assert plain_text(result(DOUBLE_FREE)) == """\
+error[OWN201]: `p` is freed a second time
+ --> pkg/a.py:5:5
+  |
+2 |     zeMemFree(ctx, p)
+  |     ----------------- first freed here
+...
+5 |     zeMemFree(ctx, p)
+  |     ^^^^^^^^^^^^^^^^^ freed again here
+ ::: pkg/helpers.py:1:1
+  |
+1 | mk(p)
+  | --- made here
+  |
+  = help: free it once
+  = note: see Level Zero specification: `zeMemFree`, `ze*Destroy`. API.md section 2.
+  = note: `ownlint explain OWN201` shows the rule's documentation
+
+Found 1 finding (1 error) in 1 file.
+"""
+
+
+def test_text_errors_unused_and_summary() -> None:
+    run = result(errors=(FileError("bad.py", "not UTF-8: invalid start byte at byte offset 0"),))
+    assert plain_text(run, show_unused=True) == (
+        "error: bad.py: not UTF-8: invalid start byte at byte offset 0\n"
+        "pkg/a.py:3:12: unused suppression 'OWN203'\n"
+        "No findings in 2 files; 1 path could not be checked.\n"
+    )
+
+
+def test_text_without_source_still_names_the_place() -> None:
+    finding = Diagnostic("OWN203", "gone.py", Span(9, 1, 9, 2), "`p` is used after it was freed")
+    assert plain_text(result(finding)).splitlines()[:3] == [
+        "error[OWN203]: `p` is used after it was freed",
+        " --> gone.py:9:1",
+        "  |",
+    ]
+
+
+def test_concise() -> None:
+    run = result(DOUBLE_FREE, errors=(FileError("nope", "no such file or directory"),))
+    assert concise.render(run, show_unused=True) == (
+        "error: nope: no such file or directory\n"
+        "pkg/a.py:5:5: OWN201 [double-free] `p` is freed a second time\n"
+        "pkg/a.py:3:12: unused suppression 'OWN203'\n"
+        "Found 1 finding (1 error) in 1 file. 1 path could not be checked.\n"
+    )
+
+
+def test_json_has_exactly_the_documented_keys() -> None:
+    fix = Fix("unsafe", "free once", (Edit(Span(5, 1, 6, 1), ""),))
+    finding = Diagnostic("OWN201", "pkg/a.py", Span(5, 5, 5, 22), "msg", DOUBLE_FREE.related[:1], fix)
+    document = json.loads(json_.render(result(finding, errors=(FileError("b.py", "contains NUL bytes"),))))
+    assert document == {
+        "version": "0.1.0",
+        "findings": [
+            {
+                "code": "OWN201",
+                "name": "double-free",
+                "severity": "error",
+                "path": "pkg/a.py",
+                "line": 5,
+                "column": 5,
+                "end_line": 5,
+                "end_column": 22,
+                "message": "msg",
+                "related": [{"path": "pkg/a.py", "line": 2, "column": 2, "message": "first freed here"}],
+                "fix": {
+                    "applicability": "unsafe",
+                    "message": "free once",
+                    "edits": [{"line": 5, "column": 1, "end_line": 6, "end_column": 1, "content": ""}],
+                },
+            }
+        ],
+        "errors": [{"path": "b.py", "message": "contains NUL bytes"}],
+        "summary": {"files": 2, "findings": 1, "seconds": 0.123},
+    }
+
+
+def test_json_unused_suppressions_only_on_request() -> None:
+    document = json.loads(json_.render(result(), show_unused=True))
+    assert document["unused_suppressions"] == [
+        {"path": "pkg/a.py", "line": 3, "column": 12, "suppression": "OWN203"}
+    ]
+    assert "unused_suppressions" not in json.loads(json_.render(result()))
+
+
+def test_statistics() -> None:
+    second = Diagnostic("OWN203", "pkg/a.py", Span(1, 1, 1, 2), "m")
+    run = result(DOUBLE_FREE, second, DOUBLE_FREE)
+    assert statistics.render(run) == "2  OWN201  double-free\n1  OWN203  use-after-free\n"
+    assert json.loads(statistics.render(run, as_json=True))[0] == {
+        "code": "OWN201",
+        "name": "double-free",
+        "severity": "error",
+        "count": 2,
+    }
+
+
+def test_summary_counts_warnings_and_plurals(monkeypatch: pytest.MonkeyPatch) -> None:
+    warning = Rule("OWN999", "made-up", "warning", "s", "", "", "", "", "", "")
+    rules = {**registry.all_rules(), "OWN999": warning}
+    monkeypatch.setattr("ownlint.render.all_rules", lambda: rules)
+    other = Diagnostic("OWN999", "b.py", Span(1, 1, 1, 2), "m")
+    assert render.summary_line(result(DOUBLE_FREE, DOUBLE_FREE, other)) == (
+        "Found 3 findings (2 errors, 1 warning) in 2 files."
+    )
+    assert render.summary_line(result(files=12)) == "All checked! 12 files, no findings."
+    assert render.summary_line(result(files=1)) == "All checked! 1 file, no findings."

@@ -1,0 +1,129 @@
+"""Suppression comments: which forms count, what they silence, which silenced nothing."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ownlint.diagnostics import Diagnostic, Span
+from ownlint.suppress import (
+    FileSuppressions,
+    Suppression,
+    UnusedSuppression,
+    apply_suppressions,
+    parse_suppressions,
+    unused_suppressions,
+)
+
+
+def finding(code: str, line: int) -> Diagnostic:
+    return Diagnostic(code, "m.py", Span(line, 1, line, 5), "message")
+
+
+def kept(source: str, *diagnostics: Diagnostic) -> list[tuple[str, int]]:
+    remaining, _ = apply_suppressions(diagnostics, parse_suppressions(source))
+    return [(d.code, d.span.line) for d in remaining]
+
+
+def test_forms_of_line_suppressions() -> None:
+    source = "\n".join(
+        [
+            "a = 1  # ownlint: ignore[OWN201, OWN203]",
+            "b = 2  # noqa: OWN201",
+            "c = 3  # noqa:OWN201,OWN203",
+            "d = 4  # ownlint: ignore",
+            "e = 5  # noqa",
+            "f = 6  # type: ignore  # NOQA: own203",
+            "g = 7  #ownlint:ignore[own201]",
+        ]
+    )
+    assert parse_suppressions(source).lines == (
+        Suppression(1, 8, ("OWN201", "OWN203")),
+        Suppression(2, 8, ("OWN201",)),
+        Suppression(3, 8, ("OWN201", "OWN203")),
+        Suppression(4, 8, None),
+        Suppression(5, 8, None, bare_noqa=True),
+        Suppression(6, 24, ("OWN203",)),
+        Suppression(7, 8, ("OWN201",)),
+    )
+
+
+def test_codes_silence_only_themselves_on_their_line() -> None:
+    source = "x = 1  # noqa: OWN201\ny = 2\n"
+    assert kept(source, finding("OWN201", 1), finding("OWN203", 1), finding("OWN201", 2)) == [
+        ("OWN203", 1),
+        ("OWN201", 2),
+    ]
+
+
+def test_bare_forms_silence_every_code_on_the_line() -> None:
+    source = "x = 1  # ownlint: ignore\ny = 2  # noqa\n"
+    assert kept(source, finding("OWN201", 1), finding("OWN203", 2), finding("OWN001", 1)) == []
+
+
+def test_other_tools_codes_silence_nothing() -> None:
+    assert kept("x = 1  # noqa: E501\n", finding("OWN201", 1)) == [("OWN201", 1)]
+
+
+def test_text_in_strings_is_not_a_suppression() -> None:
+    source = 's = "# noqa"\nt = """\n# ownlint: ignore-file\n"""\n'
+    assert parse_suppressions(source) == FileSuppressions()
+    assert kept(source, finding("OWN201", 1), finding("OWN201", 3)) == [("OWN201", 1), ("OWN201", 3)]
+
+
+def test_near_misses_are_not_suppressions() -> None:
+    source = "a = 1  # ownlint: ignored\nb = 2  # ownlint: ignore[OWN201\nc = 3  # noqa-ish\n"
+    assert parse_suppressions(source) == FileSuppressions()
+
+
+def test_ignore_file_on_a_line_of_its_own() -> None:
+    source = "import ze\n    # ownlint: ignore-file\nx = 1\n"
+    suppressions = parse_suppressions(source)
+    assert suppressions.whole_file == Suppression(2, 5, None)
+    assert kept(source, finding("OWN201", 3), finding("OWN203", 1)) == []
+
+
+def test_ignore_file_after_code_does_nothing() -> None:
+    source = "x = 1  # ownlint: ignore-file\n"
+    suppressions = parse_suppressions(source)
+    assert suppressions == FileSuppressions()
+    assert kept(source, finding("OWN201", 1)) == [("OWN201", 1)]
+
+
+def test_a_file_tokenize_rejects_has_no_suppressions() -> None:
+    assert parse_suppressions('x = 1  # noqa\ns = """never closed\n') == FileSuppressions()
+    assert parse_suppressions("if x:  # noqa\n    a = 1\n  b = 2\n") == FileSuppressions()
+
+
+def test_unused_suppressions() -> None:
+    source = "\n".join(
+        [
+            "a = 1  # noqa: OWN201, OWN203, E501",
+            "b = 2  # ownlint: ignore",
+            "c = 3  # noqa",
+            "d = 4  # ownlint: ignore[OWN101]",
+            "e = 5  # ownlint: ignore",
+        ]
+    )
+    suppressions = parse_suppressions(source)
+    _, used = apply_suppressions([finding("OWN201", 1), finding("OWN203", 5)], suppressions)
+    unused = unused_suppressions("m.py", suppressions, used, lambda code: code != "OWN101")
+    assert unused == [
+        UnusedSuppression("m.py", 1, 8, "OWN203"),
+        UnusedSuppression("m.py", 2, 8, "ownlint: ignore"),
+    ]
+
+
+def test_unused_ignore_file() -> None:
+    suppressions = parse_suppressions("# ownlint: ignore-file\nx = 1  # noqa: OWN201\n")
+    assert unused_suppressions("m.py", suppressions, set(), lambda code: True) == [
+        UnusedSuppression("m.py", 1, 1, "ownlint: ignore-file")
+    ]
+    _, used = apply_suppressions([finding("OWN201", 2)], suppressions)
+    assert unused_suppressions("m.py", suppressions, used, lambda code: True) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("# noqa:ownlint ignore[]-fileOWN201,\n\"'\\x=1()\t")), max_size=80))
+def test_any_text_is_parsed_without_raising(source: str) -> None:
+    parse_suppressions(source)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ownlint.diagnostics import Diagnostic, FileReport, Related, Span
+from ownlint import runner
 from ownlint.engine import project
 from ownlint.engine.models import ModelSet
 
@@ -53,5 +54,15 @@ def install(monkeypatch: pytest.MonkeyPatch) -> list[list[project.SourceFile]]:
         calls.append(list(files))
         return fake_analyze_project(files, models, options)
 
+    def whole_run(
+        files: list[project.SourceFile],
+        models: ModelSet,
+        options: project.EngineOptions,
+        jobs: int | None = None,
+        cache: object = None,
+    ) -> list[FileReport]:
+        return recording(files, models, options)
+
     monkeypatch.setattr(project, "analyze_project", recording)
+    monkeypatch.setattr(runner, "analyze", whole_run)  # the prefilter would skip the fake's marker calls
     return calls

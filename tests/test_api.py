@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fake_engine import install
 
-from ownlint import __version__, api
+from ownlint import __version__, api, runner
 from ownlint.config import Config, default_config
 from ownlint.diagnostics import FileError
 from ownlint.engine import project
@@ -121,10 +121,10 @@ class TestCheckPaths:
     def test_an_engine_crash_is_an_error_entry_for_every_file(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        def crash(files: object, models: object, options: object) -> list[object]:
+        def crash(files: object, models: object, options: object, *rest: object) -> list[object]:
             raise RuntimeError("boom\nsecond line")
 
-        monkeypatch.setattr(project, "analyze_project", crash)
+        monkeypatch.setattr(runner, "analyze", crash)
         write(tmp_path / "a.py", "")
         write(tmp_path / "b.py", "")
         result = api.check_paths(["."], default_config())
@@ -137,11 +137,13 @@ class TestCheckPaths:
     ) -> None:
         seen: list[project.EngineOptions] = []
 
-        def record(files: list[project.SourceFile], models: object, options: project.EngineOptions) -> list[object]:
+        def record(
+            files: list[project.SourceFile], models: object, options: project.EngineOptions, *rest: object
+        ) -> list[object]:
             seen.append(options)
             return []
 
-        monkeypatch.setattr(project, "analyze_project", record)
+        monkeypatch.setattr(runner, "analyze", record)
         config = Config(root=tmp_path, interop_modules=("mybinding",), page_size=8192)
         api.check_paths(["."], config)
         assert seen == [project.EngineOptions(interop_modules=("mybinding",), page_size=8192)]

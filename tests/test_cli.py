@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 from fake_engine import install
 
-from ownlint import __version__, api
+from ownlint import __version__, api, runner
 from ownlint.cli import cli
 from ownlint.engine import project
 from ownlint.engine.models import ModelError
@@ -235,7 +235,7 @@ class TestCheckInProcess:
         def crash(*args: Any) -> None:
             raise KeyError("oops")
 
-        monkeypatch.setattr(project, "analyze_project", crash)
+        monkeypatch.setattr(runner, "analyze", crash)
         write(tmp_path / "a.py", "")
         result = invoke("check", "--format", "concise")
         assert result.exit_code == 2
@@ -265,7 +265,7 @@ class TestCheckInProcess:
         assert one_line_error(missing) == "conf/none.toml: cannot read: No such file or directory"
 
     def test_unknown_format_is_a_click_usage_error(self) -> None:
-        assert invoke("check", "--format", "sarif").exit_code == 2
+        assert invoke("check", "--format", "xml").exit_code == 2
 
 
 class TestOtherCommands:

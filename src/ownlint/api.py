@@ -8,22 +8,28 @@ for one buffer (standard input, an editor). Neither prints nor exits: a
 cannot be read becomes a `FileError` and the run goes on.
 
 Not here: rendering (`ownlint.render`), exit statuses (`ownlint.cli`), a
-cache or parallel jobs (there are none yet).
+cache or parallel jobs (there are none yet), baselines (`ownlint.baseline`)
+and fixes (`ownlint.fixes`), which work on a `RunResult` afterwards.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import time
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from ownlint import __version__
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
-from ownlint.engine import project
+from ownlint import runner
+from ownlint.cache import Cache
+from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
 
@@ -46,6 +52,8 @@ class RunResult:
     seconds: float
     sources: dict[str, str] = field(default_factory=dict)
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+    baselined: int = 0  # findings a baseline hid (`ownlint.baseline.apply`)
+    fixed: int = 0  # findings whose fixes were applied before this result was computed
 
     @property
     def has_internal_error(self) -> bool:
@@ -53,27 +61,55 @@ class RunResult:
         return any(e.message.startswith(INTERNAL_ERROR_PREFIX) for e in self.errors)
 
 
+class Progress(Protocol):
+    """Told how a run advances, so that the command line can draw a bar; the caller ends the bar."""
+
+    def start(self, total: int) -> None:
+        """`total` files are to be analysed."""
+
+    def advance(self, count: int) -> None:
+        """`count` more files have been analysed."""
+
+
+class _NoProgress:
+    def start(self, total: int) -> None:
+        pass
+
+    def advance(self, count: int) -> None:
+        pass
+
+
 def check_paths(
     paths: Sequence[str | os.PathLike[str]],
     config: Config,
     *,
     report_unused_suppressions: bool = False,
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    use_cache: bool = False,
 ) -> RunResult:
-    """Check the files under `paths` (see `ownlint.discovery` for which) as one project."""
+    """Check the files under `paths` (see `ownlint.discovery` for which) as one project.
+
+    `jobs`: worker processes (default: every core); `use_cache`: reuse and
+    store results under `.ownlint_cache/` in the configuration's root."""
+    progress = progress or _NoProgress()
     started = time.perf_counter()
     models = load_models(config.models)
     found = discover(paths, config)
+    progress.start(len(found.files))
     errors = list(found.errors)
-    sources: list[project.SourceFile] = []
+    sources: list[SourceFile] = []
     for file in found.files:
         shown = display_path(file)
         text = read_source(file, shown)
         if isinstance(text, FileError):
             errors.append(text)
         else:
-            sources.append(project.SourceFile(shown, text, module_name(file)))
+            sources.append(SourceFile(shown, text, module_name(file)))
     files = [display_path(f) for f in found.files]
-    return _analyze(sources, errors, files, config, models, started, report_unused_suppressions)
+    result = _analyze(sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache)
+    progress.advance(len(found.files))  # the engine analyses the whole project in one call
+    return result
 
 
 def check_source(
@@ -88,7 +124,7 @@ def check_source(
     models = load_models(config.models)
     shown = display_path(path)
     text = source.removeprefix(_BOM)
-    files = [project.SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
+    files = [SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
     return _analyze(files, [], [shown], config, models, started, report_unused_suppressions)
 
 
@@ -102,13 +138,27 @@ def read_source(path: Path, shown: str) -> str | FileError:
 
 
 def decode_source(data: bytes, shown: str) -> str | FileError:
-    """UTF-8 text without its byte order mark, or why it is not (other encodings are not supported)."""
+    """The text of a source file, decoded as Python does: UTF-8 unless a PEP 263
+    coding declaration says otherwise; a byte order mark is dropped."""
     if b"\x00" in data:
         return FileError(shown, "contains NUL bytes")
     try:
-        return data.decode("utf-8").removeprefix(_BOM)
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        encoding = "utf-8"  # no usable declaration: say what is wrong with the bytes, if anything
+        try:
+            data.decode(encoding)
+        except UnicodeDecodeError:
+            pass
+        else:
+            return FileError(shown, f"bad coding declaration: {error.msg}")
+    try:
+        return data.decode(encoding).removeprefix(_BOM)
     except UnicodeDecodeError as error:
-        return FileError(shown, f"not UTF-8: {error.reason} at byte offset {error.start}")
+        name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
+        return FileError(shown, f"not {name}: {error.reason} at byte offset {error.start}")
+    except LookupError:
+        return FileError(shown, f"unknown encoding {encoding!r} in its coding declaration")
 
 
 def module_name(path: Path) -> str | None:
@@ -128,16 +178,19 @@ def module_name(path: Path) -> str | None:
 
 
 def _analyze(
-    sources: list[project.SourceFile],
+    sources: list[SourceFile],
     errors: list[FileError],
     files: list[str],
     config: Config,
     models: ModelSet,
     started: float,
     report_unused: bool,
+    jobs: int | None = None,
+    use_cache: bool = False,
 ) -> RunResult:
-    options = project.EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size)
-    reports = _isolated_analysis(sources, models, options)
+    options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size)
+    cache = Cache(config.root, models.files, options) if use_cache else None
+    reports = _isolated_analysis(sources, models, options, jobs, cache)
     texts = {f.path: f.source for f in sources}
     by_path: dict[str, list[Diagnostic]] = {}
     for report in reports:
@@ -172,11 +225,11 @@ def _enabled_in(config: Config, path: str) -> Callable[[str], bool]:
 
 
 def _isolated_analysis(
-    sources: list[project.SourceFile], models: ModelSet, options: project.EngineOptions
+    sources: list[SourceFile], models: ModelSet, options: EngineOptions, jobs: int | None, cache: Cache | None
 ) -> list[FileReport]:
     """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""
     try:
-        return project.analyze_project(sources, models, options)
+        return runner.analyze(sources, models, options, jobs, cache)
     except Exception as error:  # the one place where a failure is isolated from the rest of the run
         reason = " ".join(f"{type(error).__name__}: {error}".split())
         message = f"{INTERNAL_ERROR_PREFIX} {__version__}: {reason}"

@@ -75,3 +75,62 @@ class FileReport:
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     errors: list[FileError] = field(default_factory=list)
+
+
+def report_to_dict(report: FileReport) -> dict[str, object]:
+    """A JSON-ready form of a report (for the cache)."""
+
+    def span(s: Span) -> list[int]:
+        return [s.line, s.column, s.end_line, s.end_column]
+
+    def diagnostic(d: Diagnostic) -> dict[str, object]:
+        return {
+            "code": d.code,
+            "path": d.path,
+            "span": span(d.span),
+            "message": d.message,
+            "related": [[r.path, span(r.span), r.message] for r in d.related],
+            "fix": None
+            if d.fix is None
+            else [d.fix.applicability, d.fix.message, [[span(e.span), e.content] for e in d.fix.edits]],
+            "handle": d.handle,
+            "help": d.help,
+            "label": d.label,
+        }
+
+    return {
+        "path": report.path,
+        "diagnostics": [diagnostic(d) for d in report.diagnostics],
+        "errors": [[e.path, e.message] for e in report.errors],
+    }
+
+
+def report_from_dict(data: dict) -> FileReport:  # type: ignore[type-arg]
+    """The inverse of `report_to_dict`; raises KeyError/TypeError/ValueError on bad data."""
+
+    def span(s: list[int]) -> Span:
+        line, column, end_line, end_column = (int(x) for x in s)
+        return Span(line, column, end_line, end_column)
+
+    def diagnostic(d: dict) -> Diagnostic:  # type: ignore[type-arg]
+        fix = None
+        if d["fix"] is not None:
+            applicability, message, edits = d["fix"]
+            fix = Fix(str(applicability), str(message), tuple(Edit(span(s), str(c)) for s, c in edits))
+        return Diagnostic(
+            code=str(d["code"]),
+            path=str(d["path"]),
+            span=span(d["span"]),
+            message=str(d["message"]),
+            related=tuple(Related(str(p), span(s), str(m)) for p, s, m in d["related"]),
+            fix=fix,
+            handle=d["handle"],
+            help=d["help"],
+            label=d["label"],
+        )
+
+    return FileReport(
+        str(data["path"]),
+        [diagnostic(d) for d in data["diagnostics"]],
+        [FileError(str(p), str(m)) for p, m in data["errors"]],
+    )

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ownlint.engine.walk import walk
+
 _EMPTY = cst.Module(body=[])
 
 
@@ -156,27 +158,13 @@ class CFG:
 CallRaises = Callable[[cst.Call], bool]
 
 
-class _MayRaise(cst.CSTVisitor):
-    def __init__(self, call_raises: CallRaises | None) -> None:
-        self.found = False
-        self.call_raises = call_raises
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        if self.call_raises is None or self.call_raises(node):
-            self.found = True
-            return False
-        return True
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False  # a lambda's body runs later, if at all
-
-
 def may_raise(node: cst.CSTNode, call_raises: CallRaises | None = None) -> bool:
     if isinstance(node, (cst.Raise, cst.Assert)):
         return True
-    v = _MayRaise(call_raises)
-    node.visit(v)
-    return v.found
+    for n in walk(node, into_scopes=False):  # a lambda's body runs later, if at all
+        if isinstance(n, cst.Call) and (call_raises is None or call_raises(n)):
+            return True
+    return False
 
 
 def _elem_may_raise(elem: Elem, call_raises: CallRaises | None) -> bool:

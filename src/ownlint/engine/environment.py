@@ -26,6 +26,7 @@ import libcst as cst
 from ownlint.engine.models import EnvModel
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import RawViolation
+from ownlint.engine.walk import children, walk
 
 # SYCL_DEVICE_FILTER values with an exact ONEAPI_DEVICE_SELECTOR equivalent
 _EXACT = {"level_zero": "level_zero:*", "level_zero:gpu": "level_zero:gpu", "level_zero:*": "level_zero:*"}
@@ -49,17 +50,32 @@ def _quote(node: cst.SimpleString, text: str) -> str:
     return f"{node.prefix}{q}{text}{q}"
 
 
-class _Finder(cst.CSTVisitor):
+class _Finder:
     def __init__(self, unit_index: int, names: ModuleNames, env: EnvModel, constants: dict[str, object]) -> None:
         self.unit = unit_index
         self.names = names
         self.env = env
         self.constants = constants
         self.found: list[RawViolation] = []
-        self.locals: list[dict[str, str]] = [{}]
         self.skip: set[int] = set()  # nodes under `del`
         self.seen: set[int] = set()
-        self.dicts: list[dict[str, list[tuple[cst.CSTNode, str]]]] = [{}]  # name -> deprecated keys set in it
+        # per function: locals bound once to a string; dict name -> deprecated keys set in it
+        self.scopes: list[tuple[dict[str, str], dict[str, list[tuple[cst.CSTNode, str]]]]] = [({}, {})]
+        self.locals: list[dict[str, str]] = [{}]
+        self.dicts: list[dict[str, list[tuple[cst.CSTNode, str]]]] = [{}]
+
+    def run(self, module: cst.Module) -> None:
+        stack: list[tuple[cst.CSTNode, int]] = [(module, 0)]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, cst.FunctionDef):
+                self.scopes.append((_string_locals(node), {}))
+                scope = len(self.scopes) - 1
+            self.locals, self.dicts = [self.scopes[scope][0]], [self.scopes[scope][1]]
+            visit = getattr(self, "visit_" + type(node).__name__, None)
+            if visit is not None:
+                visit(node)
+            stack.extend((c, scope) for c in reversed(list(children(node))))
 
     # -- keys -------------------------------------------------------------------
     def key(self, node: cst.BaseExpression) -> str | None:
@@ -100,15 +116,6 @@ class _Finder(cst.CSTVisitor):
 
     def is_mapping(self, node: cst.BaseExpression) -> bool:
         return (self.names.qualify(node) or "") in self.env.mappings
-
-    # -- scopes -------------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.locals.append(_string_locals(node))
-        self.dicts.append({})
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.locals.pop()
-        self.dicts.pop()
 
     # -- statements ------------------------------------------------------------------
     def visit_Del(self, node: cst.Del) -> None:
@@ -192,28 +199,19 @@ class _Finder(cst.CSTVisitor):
 
 
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    out = [node]
-    for child in node.children:
-        out.extend(_walk(child))
-    return out
+    return list(walk(node))
 
 
 def _string_locals(fn: cst.FunctionDef) -> dict[str, str]:
     """Locals of `fn` bound exactly once, to a string literal."""
     counts: dict[str, int] = {}
     values: dict[str, str | None] = {}
-
-    class V(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
+    for node in walk(fn.body, into_scopes=False):
+        if isinstance(node, cst.Assign):
             for t in node.targets:
                 if isinstance(t.target, cst.Name):
                     counts[t.target.value] = counts.get(t.target.value, 0) + 1
                     values[t.target.value] = _string(node.value)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is fn
-
-    fn.visit(V())
     return {k: v for k, v in values.items() if counts[k] == 1 and v is not None}
 
 
@@ -221,5 +219,5 @@ def check_environment(unit_index: int, module: cst.Module, names: ModuleNames, e
     if not env.deprecated:
         return []
     finder = _Finder(unit_index, names, env, constants)
-    module.visit(finder)
+    finder.run(module)
     return finder.found

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ownlint.engine.walk import walk
+
 
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` for a Name/Attribute chain; None for anything else."""
@@ -80,65 +82,6 @@ class ModuleNames:
         return ".".join([head, *reversed(parts)])
 
 
-class _Collector(cst.CSTVisitor):
-    def __init__(self, names: ModuleNames, package: str | None) -> None:
-        self.names = names
-        self.package = package
-        self.depth = 0  # function/class nesting
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            full = dotted(alias.name) or ""
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.names.imports[alias.asname.name.value] = full
-            else:
-                head = full.split(".")[0]
-                self.names.imports[head] = head
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        mod = _module_of(node, self.package)
-        if isinstance(node.names, cst.ImportStar):
-            self.names.star_modules.append(mod)
-            return
-        for alias in node.names:
-            name = dotted(alias.name) or ""
-            local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            self.names.imports[local] = f"{mod}.{name}" if mod else name
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        # `free_block = release` at module level: an alias of a function
-        if (
-            self.depth == 0
-            and len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Name)
-            and isinstance(node.value, cst.Name)
-            and node.value.value in self.names.functions
-        ):
-            mod = self.names.module
-            target = node.value.value
-            self.names.imports[node.targets[0].target.value] = f"{mod}.{target}" if mod else target
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        if self.depth == 0:
-            self.names.functions[node.name.value] = node
-        self.depth += 1
-        return True
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.depth -= 1
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        if self.depth == 0:
-            self.names.classes[node.name.value] = node
-        self.depth += 1
-        return True
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.depth -= 1
-
-
 def collect_names(module: cst.Module, module_name: str, is_package: bool = False) -> ModuleNames:
     """Resolve the imports and top-level definitions of `module`.
 
@@ -147,6 +90,43 @@ def collect_names(module: cst.Module, module_name: str, is_package: bool = False
     file is an `__init__.py`.
     """
     names = ModuleNames(module=module_name)
-    package = module_name if is_package else module_name.rpartition(".")[0]
-    module.visit(_Collector(names, package or None))
+    package = (module_name if is_package else module_name.rpartition(".")[0]) or None
+    for stmt in module.body:  # top-level definitions
+        if isinstance(stmt, cst.FunctionDef):
+            names.functions[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.ClassDef):
+            names.classes[stmt.name.value] = stmt
+    for node in walk(module):  # imports anywhere
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted(alias.name) or ""
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    names.imports[alias.asname.name.value] = full
+                else:
+                    head = full.split(".")[0]
+                    names.imports[head] = head
+        elif isinstance(node, cst.ImportFrom):
+            mod = _module_of(node, package)
+            if isinstance(node.names, cst.ImportStar):
+                names.star_modules.append(mod)
+                continue
+            for alias in node.names:
+                name = dotted(alias.name) or ""
+                local = name
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                names.imports[local] = f"{mod}.{name}" if mod else name
+    for stmt in module.body:  # `free_block = release` at module level: an alias of a function
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+                and isinstance(small.value, cst.Name)
+                and small.value.value in names.functions
+            ):
+                target = small.value.value
+                names.imports[small.targets[0].target.value] = f"{module_name}.{target}" if module_name else target
     return names

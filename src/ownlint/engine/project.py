@@ -18,23 +18,12 @@ from ownlint.engine import linear
 from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
+from ownlint.engine.sources import EngineOptions, SourceFile, module_names
+from ownlint.engine.walk import children, walk
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, fold, literal
 from ownlint.engine.violations import StoryStep, Violation, ViolationSink
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFile:
-    path: str  # as shown to the user: relative to the working directory, with "/"
-    source: str
-    module: str | None = None  # dotted module name, when known
-
-
-@dataclass(frozen=True, slots=True)
-class EngineOptions:
-    interop_modules: tuple[str, ...] = ()
-    page_size: int | None = None  # None: symbolic
 
 
 def module_name_for(path: str) -> str:
@@ -79,75 +68,47 @@ def _defaults(p: cst.Parameters) -> tuple[tuple[int, object], ...]:
     return tuple(out)
 
 
-class _YieldFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Yield(self, node: cst.Yield) -> None:
-        self.found = True
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
 def _is_generator(fn: cst.FunctionDef) -> bool:
-    finder = _YieldFinder()
-    fn.body.visit(finder)
-    return finder.found
+    return any(isinstance(n, cst.Yield) for n in walk(fn.body, into_scopes=False))
 
 
-class _ScopeCollector(cst.CSTVisitor):
-    """Every function, method, lambda and class body of a module."""
-
-    def __init__(self, module: str, call_raises: CallRaises | None = None) -> None:
-        self.call_raises = call_raises
-        self.scopes: list[Scope] = []
-        self.stack: list[tuple[str, str | None]] = [("module", module)]  # (kind, qualified or None)
-
-    def _child(self, name: str) -> str | None:
-        kind, q = self.stack[-1]
-        if q is None or kind == "function":
-            return None
-        return f"{q}.{name}" if q else name
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        q = self._child(node.name.value)
-        self.scopes.append(Scope(build_class_cfg(node, self.call_raises), [], None, ""))
-        self.stack.append(("class", q))
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = _params(node.params)
-        kind, outer = self.stack[-1]
-        in_class = kind == "class"
-        static = any(
-            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
-        )
-        self_name = params[0] if in_class and params and not static else None
-        q = self._child(node.name.value)
-        self.scopes.append(
-            Scope(
-                build_function_cfg(node, call_raises=self.call_raises),
-                params,
-                self_name,
-                q or "",
-                outer if in_class else None,
-                _defaults(node.params),
-                _is_generator(node),
-            )
-        )
-        self.stack.append(("function", q))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stack.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.scopes.append(Scope(build_lambda_cfg(node, call_raises=self.call_raises), _params(node.params), None))
+def collect_scopes(module: cst.Module, modname: str, call_raises: CallRaises | None) -> list[Scope]:
+    """Every function, method, lambda and class body of a module, with the
+    qualified names that calls can reach (`mod.f`, `mod.Class.m`)."""
+    scopes: list[Scope] = []
+    # (node, kind of the scope it is in, that scope's qualified name or None)
+    stack: list[tuple[cst.CSTNode, str, str | None]] = [(c, "module", modname) for c in reversed(list(children(module)))]
+    while stack:
+        node, kind, outer = stack.pop()
+        inner_kind, inner_q = kind, outer
+        if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+            q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            if isinstance(node, cst.ClassDef):
+                scopes.append(Scope(build_class_cfg(node, call_raises), [], None, ""))
+                inner_kind, inner_q = "class", q
+            else:
+                params = _params(node.params)
+                static = any(
+                    isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
+                )
+                in_class = kind == "class"
+                self_name = params[0] if in_class and params and not static else None
+                scopes.append(
+                    Scope(
+                        build_function_cfg(node, call_raises=call_raises),
+                        params,
+                        self_name,
+                        q or "",
+                        outer if in_class else None,
+                        _defaults(node.params),
+                        _is_generator(node),
+                    )
+                )
+                inner_kind, inner_q = "function", q
+        elif isinstance(node, cst.Lambda):
+            scopes.append(Scope(build_lambda_cfg(node, call_raises=call_raises), _params(node.params), None))
+        stack.extend((c, inner_kind, inner_q) for c in reversed(list(children(node))))
+    return scopes
 
 
 def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, object]:
@@ -242,22 +203,6 @@ class _Positions:
         return Span(rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)  # type: ignore[attr-defined]
 
 
-def module_names(paths: list[str]) -> dict[str, str]:
-    """Dotted module names, rooted at the first directory up that is not a
-    package (has no `__init__.py` among the checked files)."""
-    present = set(paths)
-    out: dict[str, str] = {}
-    for path in paths:
-        parts = path.split("/")
-        stem = parts[-1].rsplit(".", 1)[0]
-        mod = [] if stem == "__init__" else [stem]
-        dirs = parts[:-1]
-        while dirs and "/".join([*dirs, "__init__.py"]) in present:
-            mod.insert(0, dirs.pop())
-        out[path] = ".".join(mod)
-    return out
-
-
 class Project:
     """The units of one run, their scopes, and the summaries computed on demand."""
 
@@ -266,6 +211,7 @@ class Project:
         self.options = options
         self.scopes: dict[int, list[Scope]] = {}
         self.functions: dict[str, tuple[Unit, Scope]] = {}
+        self.by_last_name: dict[str, list[str]] = {}
         self.summaries: dict[str, Summary] = {}
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
@@ -286,13 +232,15 @@ class Project:
         def call_raises(call: cst.Call) -> bool:
             return not models.never_raises(names.qualify(call.func) or "?")
 
-        collector = _ScopeCollector(unit.names.module, call_raises)
-        unit.module.visit(collector)
-        scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None), *collector.scopes]
+        scopes = [
+            Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None),
+            *collect_scopes(unit.module, unit.names.module, call_raises),
+        ]
         self.scopes[unit.index] = scopes
         for sc in scopes:
-            if sc.qualified:
-                self.functions.setdefault(sc.qualified, (unit, sc))
+            if sc.qualified and sc.qualified not in self.functions:
+                self.functions[sc.qualified] = (unit, sc)
+                self.by_last_name.setdefault(sc.qualified.rpartition(".")[2], []).append(sc.qualified)
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = check_environment(
@@ -354,7 +302,9 @@ class Project:
         elif qualified in self.functions:
             target = qualified
         elif "." in qualified and not qualified.startswith(("?", "self.")):
-            ends = [q for q in self.functions if q.endswith("." + qualified) or qualified.endswith("." + q)]
+            # the checked tree's root may differ from the import root: match by suffix
+            candidates = self.by_last_name.get(qualified.rpartition(".")[2], ())
+            ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
             target = ends[0] if len(ends) == 1 else None
         if target is None:
             return None

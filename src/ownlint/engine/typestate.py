@@ -57,6 +57,7 @@ from ownlint.engine.state import (
     Step,
     Val,
 )
+from ownlint.engine.walk import names_used, walk
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
 
 # Finds the summary of the project function a call reaches, or None.
@@ -209,6 +210,7 @@ class FunctionAnalysis:
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
         self.outer_names = _declared_outer(cfg.node)  # `global` / `nonlocal` names
+        self.captured: dict[int, set[str]] = {}  # nested function or lambda -> the names it uses
         self.cfg = cfg
         self.models = models
         self.names = unit.names
@@ -717,7 +719,12 @@ class _Eval(MemoryEval, InteropEval):
 
     def capture(self, node: cst.CSTNode) -> None:
         """A nested function or lambda may keep the owners it names alive."""
-        for name in _names_in(node):
+        if not any(hs.kind == OWNER and not hs.escaped for hs in self.st.heap.values()):
+            return
+        names = self.fa.captured.get(id(node))
+        if names is None:
+            names = self.fa.captured[id(node)] = _names_in(node)
+        for name in names:
             if name in self.st.env:
                 self.escape(self.st.env[name])
 
@@ -1287,35 +1294,18 @@ def _inner(step: Step | None, summary: Summary | None, label: str) -> tuple[Step
 
 def _declared_outer(node: cst.CSTNode) -> set[str]:
     """Names a function declares `global` or `nonlocal` (not in nested functions)."""
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Global(self, n: cst.Global) -> None:
-            names.update(x.name.value for x in n.names)
-
-        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
-            names.update(x.name.value for x in n.names)
-
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            return n is node
-
-        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
-            return False
-
-    if isinstance(node, cst.FunctionDef):
-        node.visit(V())
-    return names
+    if not isinstance(node, cst.FunctionDef):
+        return set()
+    return {
+        x.name.value
+        for n in walk(node.body, into_scopes=False)
+        if isinstance(n, (cst.Global, cst.Nonlocal))
+        for x in n.names
+    }
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
-
-    node.visit(V())
-    return names
+    return names_used(node)
 
 
 def _deref(v: Val) -> Val:
@@ -1330,16 +1320,4 @@ def _index(i: int, n: int) -> int | None:
 
 
 def _match_captures(node: cst.CSTNode) -> list[str]:
-    names: list[str] = []
-
-    class V(cst.CSTVisitor):
-        def visit_MatchAs(self, n: cst.MatchAs) -> None:
-            if n.name is not None:
-                names.append(n.name.value)
-
-        def visit_MatchStar(self, n: cst.MatchStar) -> None:
-            if n.name is not None:
-                names.append(n.name.value)
-
-    node.visit(V())
-    return names
+    return [n.name.value for n in walk(node) if isinstance(n, (cst.MatchAs, cst.MatchStar)) and n.name is not None]

@@ -1,0 +1,35 @@
+"""What the engine is given: source files and options (no libcst here, so that
+a fully cached run never imports it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str  # as shown to the user: relative to the working directory, with "/"
+    source: str
+    module: str | None = None  # dotted module name, when known
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    interop_modules: tuple[str, ...] = ()
+    page_size: int | None = None  # None: symbolic
+
+
+def module_names(paths: list[str]) -> dict[str, str]:
+    """Dotted module names, rooted at the first directory up that is not a
+    package (has no `__init__.py` among the checked files)."""
+    present = set(paths)
+    out: dict[str, str] = {}
+    for path in paths:
+        parts = path.split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        mod = [] if stem == "__init__" else [stem]
+        dirs = parts[:-1]
+        while dirs and "/".join([*dirs, "__init__.py"]) in present:
+            mod.insert(0, dirs.pop())
+        out[path] = ".".join(mod)
+    return out

@@ -1,0 +1,83 @@
+"""A light walk over libcst trees.
+
+libcst's `CSTVisitor` rebuilds every node it passes (`_visit_and_replace_children`),
+and `node.children` does the same: measured on the standard library, one
+visitor pass costs more than the parse. ownlint only reads trees, so it walks
+the dataclass fields directly and skips the whitespace and punctuation nodes
+that carry no code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import libcst as cst
+
+# nodes that hold only layout: never walked into
+_TRIVIA: tuple[type, ...] = (
+    cst.BaseParenthesizableWhitespace,
+    cst.EmptyLine,
+    cst.TrailingWhitespace,
+    cst.Newline,
+    cst.Comment,
+    cst.Comma,
+    cst.Semicolon,
+    cst.Colon,
+    cst.Dot,
+    cst.AssignEqual,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.BaseAugOp,
+    cst.ImportStar,
+)
+_SKIP_FIELDS = frozenset(
+    {"lpar", "rpar", "whitespace_before", "whitespace_after", "leading_lines", "lines_after_decorators", "header", "footer"}
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_CODE: dict[type, bool] = {}  # node class -> carries code (is not trivia); isinstance on ABCs is slow
+
+
+def _is_code(value: object) -> bool:
+    kind = type(value)
+    known = _CODE.get(kind)
+    if known is None:
+        known = _CODE[kind] = isinstance(value, cst.CSTNode) and not isinstance(value, _TRIVIA)
+    return known
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The code-carrying children of `node`, in source order."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node) if f.name not in _SKIP_FIELDS and "whitespace" not in f.name
+        )
+    for name in names:
+        value = getattr(node, name)
+        if type(value) in (list, tuple):
+            for item in value:  # type: ignore[attr-defined]
+                if _is_code(item):
+                    yield item
+        elif _is_code(value):
+            yield value  # type: ignore[misc]
+
+
+def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
+    """`node` and everything below it, depth first in source order; with
+    `into_scopes=False`, not into nested functions, lambdas and classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not into_scopes and current is not node and isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(reversed(list(children(current))))
+
+
+def names_used(node: cst.CSTNode) -> set[str]:
+    return {n.value for n in walk(node) if isinstance(n, cst.Name)}

@@ -1,0 +1,94 @@
+"""Runs the engine over a set of files: prefilter, components, cache, processes.
+
+The output does not depend on `jobs`: every component is analysed on its own
+whether it runs here or in a worker, and the reports are put back in the
+order of the files given. Nothing here imports libcst; a run whose results
+are all cached never does.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from ownlint import __version__
+from ownlint.cache import Cache
+from ownlint.diagnostics import FileError, FileReport
+from ownlint.engine import prefilter
+from ownlint.engine.models import ModelSet
+from ownlint.engine.sources import EngineOptions, SourceFile
+
+# below this many lines to analyse, worker processes cost more than they save
+PARALLEL_MIN_LINES = 20_000
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def analyze(
+    files: list[SourceFile],
+    models: ModelSet,
+    options: EngineOptions,
+    jobs: int | None = None,
+    cache: Cache | None = None,
+) -> list[FileReport]:
+    """One report per file, in the order given."""
+    run_key = cache.key(files, "run") if cache is not None else None
+    if cache is not None and run_key is not None:
+        whole = cache.get(run_key)
+        if whole is not None and [r.path for r in whole] == [f.path for f in files]:
+            return whole
+    reports = {f.path: FileReport(f.path) for f in files}
+    pending: list[tuple[str | None, list[SourceFile]]] = []
+    for component in prefilter.select(files, models):
+        chosen = [files[i] for i in component]
+        key = cache.key(chosen) if cache is not None else None
+        hit = cache.get(key) if cache is not None and key is not None else None
+        if hit is not None:
+            for r in hit:
+                reports[r.path] = r
+        else:
+            pending.append((key, chosen))
+    for (key, chosen), result in zip(pending, _run([c for _, c in pending], models, options, jobs or default_jobs())):
+        for r in result:
+            reports[r.path] = r
+        if cache is not None and key is not None:
+            cache.put(key, result)
+    out = [reports[f.path] for f in files]
+    if cache is not None and run_key is not None:
+        cache.put(run_key, out)
+    return out
+
+
+def _analyze_component(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
+    from ownlint.engine import project  # libcst is imported only when something is analysed
+
+    return project.analyze_project(files, models, options)
+
+
+def _run(
+    components: list[list[SourceFile]], models: ModelSet, options: EngineOptions, jobs: int
+) -> list[list[FileReport]]:
+    total = sum(prefilter.lines(c) for c in components)
+    if jobs <= 1 or len(components) <= 1 or total < PARALLEL_MIN_LINES:
+        return [_analyze_component(c, models, options) for c in components]
+    results: list[list[FileReport] | None] = [None] * len(components)
+    order = sorted(range(len(components)), key=lambda i: -prefilter.lines(components[i]))  # largest first
+    try:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(components)), mp_context=context) as pool:
+            futures = {i: pool.submit(_analyze_component, components[i], models, options) for i in order}
+            for i, future in futures.items():
+                results[i] = future.result()
+    except (BrokenProcessPool, OSError) as error:
+        reason = f"internal error in ownlint {__version__}: worker process failed: {type(error).__name__}"
+        for i, component in enumerate(components):
+            if results[i] is None:
+                results[i] = [FileReport(f.path, errors=[FileError(f.path, reason)]) for f in component]
+    return [r if r is not None else [] for r in results]

@@ -1,0 +1,133 @@
+"""The runner: prefilter, components, parallel workers and the cache."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ownlint import runner
+from ownlint.cache import CACHE_DIR, Cache
+from ownlint.engine import prefilter, project
+from ownlint.engine.models import load_models
+from ownlint.engine.sources import EngineOptions, SourceFile
+
+MODELS = load_models()
+OPTIONS = EngineOptions()
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+HELPER = "from ze import *\n\ndef release(ctx, p):\n    zeMemFree(ctx, p)\n"
+CALLER = "from helpers import release\n\ndef f(ctx, p):\n    release(ctx, p)\n    release(ctx, p)\n"
+PLAIN = "def unrelated(x):\n    return x + 1\n"
+
+
+def files(**sources: str) -> list[SourceFile]:
+    return [SourceFile(f"{name}.py", text) for name, text in sources.items()]
+
+
+def test_files_naming_no_model_are_not_analysed() -> None:
+    fs = files(helpers=HELPER, plain=PLAIN)
+    assert prefilter.select(fs, MODELS) == [[0]]
+
+
+def test_a_caller_of_a_selected_helper_joins_its_component() -> None:
+    fs = files(helpers=HELPER, caller=CALLER, plain=PLAIN)
+    assert prefilter.select(fs, MODELS) == [[0, 1]]
+
+
+def test_unrelated_interop_files_are_separate_components() -> None:
+    fs = files(a=HELPER, b=HELPER.replace("release", "drop"))
+    assert prefilter.select(fs, MODELS) == [[0], [1]]
+
+
+def test_the_double_free_through_the_helper_is_found() -> None:
+    reports = runner.analyze(files(helpers=HELPER, caller=CALLER, plain=PLAIN), MODELS, OPTIONS, jobs=1)
+    assert [(r.path, [(d.span.line, d.code) for d in r.diagnostics]) for r in reports] == [
+        ("helpers.py", []),
+        ("caller.py", [(5, "OWN201")]),
+        ("plain.py", []),
+    ]
+
+
+def fixture_sources() -> list[SourceFile]:
+    paths = sorted(p for p in FIXTURES.rglob("*.py") if "_pkg" not in p.as_posix())
+    return [SourceFile(p.relative_to(FIXTURES).as_posix(), p.read_text(encoding="utf-8")) for p in paths]
+
+
+def as_data(reports: list[project.FileReport]) -> list[object]:
+    from ownlint.diagnostics import report_to_dict
+
+    return [report_to_dict(r) for r in reports]
+
+
+def test_parallel_output_is_identical_to_one_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = fixture_sources()
+    one = runner.analyze(sources, MODELS, OPTIONS, jobs=1)
+    monkeypatch.setattr(runner, "PARALLEL_MIN_LINES", 0)  # use the worker processes even for this small set
+    two = runner.analyze(sources, MODELS, OPTIONS, jobs=2)
+    assert as_data(one) == as_data(two)
+    assert any(r.diagnostics for r in one)
+
+
+class TestCache:
+    def counting(self, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+        calls: list[list[str]] = []
+        real = project.analyze_project
+
+        def spy(fs: list[SourceFile], models: object, options: EngineOptions) -> list[project.FileReport]:
+            calls.append([f.path for f in fs])
+            return real(fs, models, options)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(project, "analyze_project", spy)
+        return calls
+
+    def test_a_second_run_is_served_from_the_cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        calls = self.counting(monkeypatch)
+        fs = files(helpers=HELPER, caller=CALLER)
+        first = runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        second = runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        assert calls == [["helpers.py", "caller.py"]]
+        assert as_data(first) == as_data(second)
+        assert (tmp_path / CACHE_DIR / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+
+    def test_a_changed_helper_invalidates_its_callers(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        calls = self.counting(monkeypatch)
+        runner.analyze(files(helpers=HELPER, caller=CALLER), MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        harmless = HELPER.replace("    zeMemFree(ctx, p)", "    if False:\n        zeMemFree(ctx, p)")
+        reports = runner.analyze(
+            files(helpers=harmless, caller=CALLER), MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS)
+        )
+        assert len(calls) == 2
+        assert not any(r.diagnostics for r in reports)
+
+    def test_a_corrupted_entry_is_rebuilt(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        calls = self.counting(monkeypatch)
+        fs = files(helpers=HELPER, caller=CALLER)
+        runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        for entry in (tmp_path / CACHE_DIR).rglob("*.json"):
+            entry.write_bytes(entry.read_bytes()[: len(entry.read_bytes()) // 2])  # truncated
+        reports = runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        assert len(calls) == 2
+        assert [d.code for r in reports for d in r.diagnostics] == ["OWN201"]
+        entries = list((tmp_path / CACHE_DIR).rglob("*.json"))
+        assert entries and all(json.loads(e.read_text(encoding="utf-8"))["checksum"] for e in entries)
+
+
+def test_a_fully_cached_run_does_not_import_libcst(tmp_path: Path) -> None:
+    (tmp_path / "helpers.py").write_text(HELPER, encoding="utf-8")
+    (tmp_path / "caller.py").write_text(CALLER, encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from ownlint import api\n"
+        "from ownlint.config import default_config\n"
+        "result = api.check_paths(['.'], default_config(), use_cache=True)\n"
+        "print(len(result.findings), 'libcst' in sys.modules)\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+        for _ in range(2)
+    ]
+    assert runs == ["1 True\n", "1 False\n"]

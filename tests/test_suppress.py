@@ -11,7 +11,9 @@ from ownlint.suppress import (
     Suppression,
     UnusedSuppression,
     apply_suppressions,
+    code_at,
     parse_suppressions,
+    suppression_edit,
     unused_suppressions,
 )
 
@@ -127,3 +129,52 @@ def test_unused_ignore_file() -> None:
 @given(st.text(alphabet=st.sampled_from(list("# noqa:ownlint ignore[]-fileOWN201,\n\"'\\x=1()\t")), max_size=80))
 def test_any_text_is_parsed_without_raising(source: str) -> None:
     parse_suppressions(source)
+
+
+class TestSuppressionEdit:
+    """The language server's "ignore this code on this line" quick fix."""
+
+    @staticmethod
+    def edited(source: str, line: int, code: str = "OWN201") -> str | None:
+        edit = suppression_edit(source, line, code)
+        if edit is None:
+            return None
+        lines = source.split("\n")
+        text = lines[line - 1]
+        lines[line - 1] = text[: edit.span.column - 1] + edit.content + text[edit.span.end_column - 1 :]
+        return "\n".join(lines)
+
+    def test_appends_a_comment(self) -> None:
+        assert self.edited("free(p)   \n", 1) == "free(p)  # ownlint: ignore[OWN201]\n"
+
+    def test_merges_into_an_existing_list(self) -> None:
+        assert self.edited("free(p)  # ownlint: ignore[OWN203]\n", 1) == "free(p)  # ownlint: ignore[OWN203, OWN201]\n"
+        assert self.edited("free(p)  # ownlint: ignore[]\n", 1) == "free(p)  # ownlint: ignore[OWN201]\n"
+
+    def test_after_another_tools_comment(self) -> None:
+        edited = self.edited("free(p)  # noqa: E501\n", 1)
+        assert edited == "free(p)  # noqa: E501  # ownlint: ignore[OWN201]\n"
+        [suppression, *_] = [s for s in parse_suppressions(edited).lines if s.codes == ("OWN201",)]
+        assert suppression.line == 1
+
+    def test_nothing_when_already_silenced(self) -> None:
+        for comment in ("# ownlint: ignore[OWN201]", "# ownlint: ignore", "# noqa", "# noqa: OWN201"):
+            assert suppression_edit(f"free(p)  {comment}\n", 1, "OWN201") is None, comment
+
+    def test_nothing_where_a_comment_cannot_go(self) -> None:
+        assert suppression_edit('s = """a\nb"""\n', 1, "OWN201") is None
+        assert suppression_edit("x = 1 + \\\n    2\n", 1, "OWN201") is None
+        assert suppression_edit("x = 1\n", 3, "OWN201") is None
+
+    def test_a_string_with_a_hash_is_not_a_comment(self) -> None:
+        assert self.edited('free("# ownlint: ignore")\n', 1) == 'free("# ownlint: ignore")  # ownlint: ignore[OWN201]\n'
+
+
+def test_code_at_finds_codes_in_suppression_comments_only() -> None:
+    source = 'x = "OWN201"  # ownlint: ignore[OWN201, own203]  # noqa: OWN305\n'
+    start = source.index("OWN201,") + 1
+    assert code_at(source, 1, start) == ("OWN201", Span(1, start, 1, start + 6))
+    assert code_at(source, 1, source.index("own203") + 3) is not None
+    assert code_at(source, 1, source.index("OWN305") + 1) is not None
+    assert code_at(source, 1, source.index("OWN201") + 1) is None  # inside the string
+    assert code_at(source, 1, source.index("ignore") + 1) is None

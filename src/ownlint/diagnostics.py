@@ -64,10 +64,15 @@ class Diagnostic:
 
 @dataclass(frozen=True, slots=True)
 class FileError:
-    """A file that could not be checked, with a one-line reason."""
+    """A file that could not be (fully) checked, with a one-line reason.
+
+    `kind` is "error" (the file was not checked: unreadable, not decodable,
+    an internal error) or "budget" (a function in it was too large or too
+    branchy to analyse completely: reported, but not a failure of the run)."""
 
     path: str
     message: str
+    kind: str = "error"
 
 
 @dataclass(slots=True)
@@ -101,7 +106,7 @@ def report_to_dict(report: FileReport) -> dict[str, object]:
     return {
         "path": report.path,
         "diagnostics": [diagnostic(d) for d in report.diagnostics],
-        "errors": [[e.path, e.message] for e in report.errors],
+        "errors": [[e.path, e.message, e.kind] for e in report.errors],
     }
 
 
@@ -132,5 +137,5 @@ def report_from_dict(data: dict) -> FileReport:  # type: ignore[type-arg]
     return FileReport(
         str(data["path"]),
         [diagnostic(d) for d in data["diagnostics"]],
-        [FileError(str(p), str(m)) for p, m in data["errors"]],
+        [FileError(str(e[0]), str(e[1]), str(e[2])) for e in data["errors"]],
     )

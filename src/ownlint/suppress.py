@@ -25,7 +25,8 @@ import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ownlint.diagnostics import Diagnostic
+from ownlint.diagnostics import Diagnostic, Edit, Span
+from ownlint.lines import split_lines
 
 BARE_IGNORE = "ownlint: ignore"
 IGNORE_FILE = "ownlint: ignore-file"
@@ -156,3 +157,63 @@ def unused_suppressions(
             if _OWN_CODE.fullmatch(code) and is_enabled(code) and code not in used_here:
                 unused.append(UnusedSuppression(path, suppression.line, suppression.column, code))
     return unused
+
+
+def suppression_edit(source: str, line: int, code: str) -> Edit | None:
+    """The edit that silences `code` on 1-based `line`: `code` merged into the line's
+    `# ownlint: ignore[...]`, or `  # ownlint: ignore[CODE]` added at its end.
+
+    None when the line is silenced already (the code is listed, or a bare
+    `# ownlint: ignore` / `# noqa` is there), when the line ends inside a string
+    or with a backslash (a comment cannot go there), or when there is no such line.
+    """
+    lines = split_lines(source)
+    if not 1 <= line <= len(lines):
+        return None
+    text = lines[line - 1]
+    tokens = _tokens(source)
+    comments = [t for t in tokens or () if t.type == tokenize.COMMENT and t.start[0] == line]
+    for comment in comments:
+        for suppression in _suppressions_in(comment.string, line, comment.start[1] + 1)[0]:
+            if suppression.codes is None or code in suppression.codes:
+                return None
+        match = _OWNLINT.search(comment.string)
+        if match is not None and match["codes"] is not None and not match["file"]:
+            start = comment.start[1] + match.start("codes")
+            end = comment.start[1] + match.end("codes")
+            merged = ", ".join((*_codes(match["codes"]), code))
+            return Edit(Span(line, start + 1, line, end + 1), merged)
+    if tokens is not None and not _ends_a_line_of_code(tokens, line):
+        return None
+    kept = len(text.rstrip())
+    return Edit(Span(line, kept + 1, line, len(text) + 1), f"  # ownlint: ignore[{code}]")
+
+
+def code_at(source: str, line: int, column: int) -> tuple[str, Span] | None:
+    """The rule code at 1-based (`line`, `column`) when it stands in a suppression comment, with its span."""
+    for comment in _tokens(source) or ():
+        if comment.type != tokenize.COMMENT or comment.start[0] != line:
+            continue
+        for pattern in (_OWNLINT, _NOQA):
+            for match in pattern.finditer(comment.string):
+                if match["codes"] is None:
+                    continue
+                offset = comment.start[1] + match.start("codes")
+                for found in _OWN_CODE.finditer(match["codes"].upper()):
+                    start, end = offset + found.start() + 1, offset + found.end() + 1
+                    if start <= column <= end:
+                        return found.group(), Span(line, start, line, end)
+    return None
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def _ends_a_line_of_code(tokens: Iterable[tokenize.TokenInfo], line: int) -> bool:
+    """Whether a comment may end `line`: its end is a NEWLINE or NL token, not the inside of a
+    string that goes on to the next line, nor a backslash continuation."""
+    return any(t.type in (tokenize.NEWLINE, tokenize.NL) and t.start[0] == line for t in tokens)

@@ -35,8 +35,11 @@ os.environ["ONEAPI_DEVICE_SELECTOR"] = "level_zero:0"
     known_limits="""
 Removing the variable (`os.environ.pop(...)`, `del os.environ[...]`,
 `os.unsetenv`) is not reported, even though `pop` returns the value. A name
-built at run time is not recognised. No fix is offered: the two variables'
-syntaxes differ.
+built at run time is not recognised. A fix is offered where the key and the
+value are literals: it is safe (`ownlint check --fix`) when the selector has
+an exact `ONEAPI_DEVICE_SELECTOR` equivalent (`level_zero:gpu`, `level_zero`
+-> `level_zero:*`), unsafe (`--unsafe-fixes`) for `level_zero:gpu:N` ->
+`level_zero:N`, whose device numbering may differ.
 """,
     references="oneAPI DPC++ environment variables (`ONEAPI_DEVICE_SELECTOR`). API.md section 5.",
 )

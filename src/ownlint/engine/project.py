@@ -212,6 +212,7 @@ class Project:
         self.scopes: dict[int, list[Scope]] = {}
         self.functions: dict[str, tuple[Unit, Scope]] = {}
         self.by_last_name: dict[str, list[str]] = {}
+        self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
         self.summaries: dict[str, Summary] = {}
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
@@ -258,7 +259,12 @@ class Project:
             if key not in self.violations:
                 fa = self._analysis(unit, scope)
                 self.violations[key] = fa.run()
+                self._note(unit, scope, fa)
         return self.violations[key]
+
+    def _note(self, unit: Unit, scope: Scope, fa: FunctionAnalysis) -> None:
+        if fa.budget_note:
+            self.budget_notes.append((unit, scope.cfg.node, fa.name or scope.cfg.name, fa.budget_note))
 
     def _analysis(self, unit: Unit, scope: Scope) -> FunctionAnalysis:
         name = scope.qualified.rpartition(".")[2] if scope.qualified else scope.cfg.name
@@ -287,6 +293,7 @@ class Project:
             fa = self._analysis(unit, scope)
             violations = fa.run()
             summary = fa.summary(scope.defaults)
+            self._note(unit, scope, fa)
         finally:
             self.in_progress.discard(qualified)
         index = self.scopes[unit.index].index(scope)
@@ -332,6 +339,11 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
                 FileError(unit.path, f"internal error in ownlint {__version__}: {type(exc).__name__}: {exc}")
             )
     positions = _Positions()
+    for unit, node, name, note in project.budget_notes:
+        line = positions.span(unit, node).line
+        reports[unit.index].errors.append(
+            FileError(unit.path, f"analysis budget: `{name}` (line {line}) {note}; its findings may be incomplete", "budget")
+        )
     for rv in raw:
         unit = units[rv.unit]
         assert unit is not None

@@ -27,7 +27,6 @@ S = TypeVar("S")
 @dataclass(slots=True)
 class Solution(Generic[S]):
     ins: dict[int, S]
-    outs: dict[int, S]
     budget_hit: bool
 
 
@@ -46,7 +45,6 @@ def solve(
     """
     order = {bid: i for i, bid in enumerate(cfg.reverse_postorder())}
     ins: dict[int, S] = {cfg.entry: initial}
-    outs: dict[int, S] = {}
     visits: dict[int, int] = {}
     budget_hit = False
     work = [(order[cfg.entry], cfg.entry)]
@@ -58,7 +56,6 @@ def solve(
         block = cfg.blocks[bid]
         state_in = ins[bid]
         state_out = transfer(block, state_in)
-        outs[bid] = state_out
         for e in block.succs:
             carried = edge(e, state_in if e.kind == "exc" else state_out)
             if carried is None:
@@ -75,4 +72,4 @@ def solve(
                 continue
             queued.add(e.dst)
             heapq.heappush(work, (order.get(e.dst, len(order)), e.dst))
-    return Solution(ins, outs, budget_hit)
+    return Solution(ins, budget_hit)

@@ -51,6 +51,7 @@ from ownlint.engine.state import (
     OWNER,
     OWNER_DEAD,
     TRANSFERRED,
+    MAX_PATHS,
     HState,
     PathState,
     StateSet,
@@ -86,6 +87,10 @@ class Unit:
     module: cst.Module
     names: ModuleNames
     constants: dict[str, Val] = field(default_factory=dict)
+
+
+class BudgetExceeded(Exception):
+    """The analysis of one function went past its budget (see FunctionAnalysis)."""
 
 
 class _Dead(Exception):
@@ -219,23 +224,47 @@ class FunctionAnalysis:
         self.sites: dict[tuple[int, int], int] = {}
         self.violations: list[RawViolation] | None = None  # collecting only in the final pass
         self.solution: Solution[StateSet] | None = None
+        self.budget_note = ""
+        self.steps = 0
 
     # -- driver ------------------------------------------------------------
     def initial(self) -> StateSet:
         env: dict[str, Val] = {p: -(i + 1) for i, p in enumerate(self.params)}
         return StateSet.of([PathState(env, {}, {})])
 
+    # Budgets. The states kept at a block grow with the names a function binds
+    # and the paths through it; a function whose blocks times names exceed
+    # SIZE_BUDGET, or whose analysis takes more than STEP_BUDGET element steps,
+    # is not analysed: `budget_note` says why, and its summary has no effect.
+    SIZE_BUDGET = 4_000_000
+    STEP_BUDGET = 400_000
+
     def run(self) -> list[RawViolation]:
-        self.solution = solve(self.cfg, self.initial(), self.transfer, StateSet.join, self.edge)
-        self.violations = []
-        for bid, state in self.solution.ins.items():
-            self.transfer(self.cfg.blocks[bid], state)
+        self.budget_note = ""
+        self.steps = 0
+        elems = sum(len(b.elems) for b in self.cfg.blocks)
+        size = len(self.cfg.blocks) * (len(self.params) + elems)
+        if size > self.SIZE_BUDGET:
+            self.budget_note = f"too large to analyse ({len(self.cfg.blocks)} blocks, {len(self.params) + elems} names and steps)"
+            return []
+        try:
+            self.solution = solve(self.cfg, self.initial(), self.transfer, StateSet.join, self.edge)
+            self.violations = []
+            for bid, state in self.solution.ins.items():
+                self.transfer(self.cfg.blocks[bid], state)
+        except BudgetExceeded:
+            self.solution, self.violations = None, None
+            self.budget_note = f"analysis stopped after {self.STEP_BUDGET:,} steps"
+            return []
+        if self.budget_hit:
+            self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"
         out, self.violations = self.violations, None
         return out
 
     def summary(self, defaults: tuple[tuple[int, object], ...] = ()) -> Summary:
-        """What callers see of this function (after `run`)."""
-        assert self.solution is not None
+        """What callers see of this function (after `run`); nothing, past a budget."""
+        if self.solution is None:
+            return Summary(self.name, self.unit.index, tuple(self.params), defaults, self.self_name is not None, (EMPTY_OUTCOME,))
         exits = self.solution.ins.get(self.cfg.exit)
         outcomes: dict[Outcome, None] = {}
         for st in exits or ():
@@ -258,6 +287,9 @@ class FunctionAnalysis:
 
     def transfer(self, block: Block, states: StateSet) -> StateSet:
         current = list(states)
+        self.steps += len(current) * max(1, len(block.elems))
+        if self.steps > self.STEP_BUDGET:
+            raise BudgetExceeded()
         for elem in block.elems:
             nxt: list[PathState] = []
             for st in current:

@@ -31,7 +31,8 @@ def name_of(code: str) -> str:
 
 
 def error_line(error: FileError) -> str:
-    return f"error: {error.path}: {error.message}"
+    level = "warning" if error.kind == "budget" else "error"
+    return f"{level}: {error.path}: {error.message}"
 
 
 def unused_line(unused: UnusedSuppression) -> str:
@@ -45,16 +46,20 @@ def _plural(count: int, word: str) -> str:
 def summary_line(result: RunResult) -> str:
     """`Found 3 findings (2 errors, 1 warning) in 2 files.` or `All checked! 12 files, no findings.`
 
-    Paths that could not be checked (file errors) are counted in a second sentence.
+    Paths that could not be checked (file errors) are counted in a second
+    sentence; findings a baseline hid in another; fixes applied come first.
     """
     unchecked = len({e.path for e in result.errors})
     tail = f" {_plural(unchecked, 'path')} could not be checked." if unchecked else ""
+    if result.baselined:
+        tail += f" {_plural(result.baselined, 'known finding')} hidden by the baseline."
+    head = f"Fixed {_plural(result.fixed, 'finding')}. " if result.fixed else ""
     if not result.findings:
         if unchecked:
-            return f"No findings in {_plural(len(result.files), 'file')};{tail}"
-        return f"All checked! {_plural(len(result.files), 'file')}, no findings."
+            return f"{head}No findings in {_plural(len(result.files), 'file')};{tail}"
+        return f"{head}All checked! {_plural(len(result.files), 'file')}, no findings.{tail}"
     severities = Counter(severity_of(d.code) for d in result.findings)
     parts = [_plural(severities[s], s) for s in ("error", "warning") if severities[s]]
     files = len({d.path for d in result.findings})
     found = f"Found {_plural(len(result.findings), 'finding')} ({', '.join(parts)}) in {_plural(files, 'file')}."
-    return found + tail
+    return head + found + tail

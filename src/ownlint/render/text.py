@@ -10,6 +10,7 @@ error[OWN201]: `host` is freed a second time
    |     ^^^^^^^^^^^^^^^^^^^^^ freed again here
    |
    = help: release each handle in exactly one place ...
+   = help: <the fix, when the rule offers one>: `ownlint check --fix` does it
    = note: see Level Zero specification ...
    = note: `ownlint explain OWN201` shows the rule's documentation
 ```
@@ -90,6 +91,9 @@ def frame(diagnostic: Diagnostic, sources: dict[str, str]) -> list[Text]:
     out.append(_gutter(pad))
     if diagnostic.help:
         out.append(_note(pad, "help", diagnostic.help))
+    if diagnostic.fix is not None:
+        how = "--fix" if diagnostic.fix.applicability == "safe" else "--fix --unsafe-fixes"
+        out.append(_note(pad, "help", f"{diagnostic.fix.message}: `ownlint check {how}` does it"))
     rule = rule_of(diagnostic.code)
     if rule is not None and rule.references.strip():
         out.append(_note(pad, "note", f"see {rule.references.strip()}"))

@@ -1,0 +1,405 @@
+"""The language server, `ownlint lsp`: diagnostics in the editor, over stdio (pygls).
+
+What it does:
+
+- checks a document when it is opened, changed and saved, from the editor's
+  buffer (not the file on disk), with `api.check_source` and the
+  configuration found by walking up from the document's path (as
+  `ownlint check` would for that file);
+- on a change, waits `DEBOUNCE_SECONDS` of quiet first; a newer version
+  always wins: a check of an older version that finishes late is dropped;
+- publishes each finding with its code, the rule's severity, `source`
+  "ownlint", the rule's documentation link as `codeDescription`, and the
+  story (`Diagnostic.related`) as `relatedInformation`;
+- offers quick fixes: one that adds `# ownlint: ignore[CODE]` to the reported
+  line (merged into an `# ownlint: ignore[...]` already there), and one that
+  applies the rule's fix when it offers one (`Diagnostic.fix`, safe or not:
+  the user chooses in the editor);
+- shows a rule's summary and documentation when hovering over its code in a
+  suppression comment.
+
+Positions are converted between ownlint's code points and the encoding
+negotiated with the client (UTF-16 unless the client offers another).
+Checks run one at a time on a worker thread, so that the server keeps
+answering while one runs. A configuration or model error is shown once with
+`window/showMessage` and the document gets no diagnostics.
+
+Works with pygls 1.3 and 2.x (the two differ in where `LanguageServer` lives
+and in how diagnostics are published; `_publish` and `_show` bridge that).
+
+Known limits: only the open document is analysed, so a helper in another
+module that frees its argument is not seen (`ownlint check` on the project
+sees it); the configuration is read again for every check, not watched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from ownlint import __version__, api
+from ownlint.config import ConfigError, discover_config
+from ownlint.diagnostics import Diagnostic, Edit, Span
+from ownlint.engine.models import ModelError
+from ownlint.lines import split_lines
+from ownlint.registry import all_rules
+from ownlint.suppress import code_at, suppression_edit
+
+try:  # pygls 2
+    from pygls.lsp.server import LanguageServer
+except ImportError:  # pygls 1.x
+    from pygls.server import LanguageServer  # type: ignore[no-redef,attr-defined,unused-ignore]
+from pygls.uris import from_fs_path, to_fs_path
+
+DEBOUNCE_SECONDS = 0.3
+SOURCE = "ownlint"
+UNTITLED = "untitled.py"
+
+
+@dataclass(slots=True)
+class Checked:
+    """The findings of one version of a document."""
+
+    version: int | None
+    source: str
+    findings: list[Diagnostic]
+
+
+@dataclass(slots=True)
+class Analysis:
+    """What checking a buffer gave: findings, or the one-line reason there are none."""
+
+    findings: list[Diagnostic] = field(default_factory=list)
+    problem: str | None = None
+
+
+def analyse(source: str, path: Path) -> Analysis:
+    """Check `source` as the file at `path`, with the configuration found from `path` upward."""
+    try:
+        config = discover_config(path)
+        result = api.check_source(source, path, config)
+    except (ConfigError, ModelError) as error:
+        return Analysis(problem=str(error))
+    problem = "; ".join(f"{e.path}: {e.message}" for e in result.errors) or None
+    return Analysis(result.findings, problem)
+
+
+class Positions:
+    """Converts columns between code points (ownlint) and the client's units (`encoding`) on the lines of a text."""
+
+    def __init__(self, lines: Sequence[str], encoding: str) -> None:
+        self.lines = lines
+        self.encoding = encoding
+
+    def to_client(self, line: int, column: int) -> lsp.Position:
+        """An LSP position for 1-based `line` and code-point `column`."""
+        text = self.lines[line - 1] if 1 <= line <= len(self.lines) else ""
+        index = max(column - 1, 0)
+        units = _units(text[:index], self.encoding) + max(index - len(text), 0)
+        return lsp.Position(line=max(line - 1, 0), character=units)
+
+    def range(self, span: Span) -> lsp.Range:
+        return lsp.Range(
+            start=self.to_client(span.line, span.column), end=self.to_client(span.end_line, span.end_column)
+        )
+
+    def from_client(self, position: lsp.Position) -> tuple[int, int]:
+        """1-based line and code-point column of an LSP position."""
+        text = self.lines[position.line] if 0 <= position.line < len(self.lines) else ""
+        units = 0
+        for index, char in enumerate(text):
+            if units >= position.character:
+                return position.line + 1, index + 1
+            units += _units(char, self.encoding)
+        return position.line + 1, len(text) + 1 + max(position.character - units, 0)
+
+
+def _units(text: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-32":
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def to_lsp_diagnostic(diagnostic: Diagnostic, positions: Positions, document_path: str) -> lsp.Diagnostic:
+    """The editor's view of one finding; `document_path` is the finding's own (displayed) path."""
+    rule = all_rules().get(diagnostic.code)
+    severity = (
+        lsp.DiagnosticSeverity.Warning
+        if rule is not None and rule.severity == "warning"
+        else lsp.DiagnosticSeverity.Error
+    )
+    related = [
+        lsp.DiagnosticRelatedInformation(
+            location=lsp.Location(
+                uri=from_fs_path(os.path.abspath(r.path)) or r.path,
+                range=positions.range(r.span) if r.path == document_path else _plain_range(r.span),
+            ),
+            message=r.message,
+        )
+        for r in diagnostic.related
+    ]
+    return lsp.Diagnostic(
+        range=positions.range(diagnostic.span),
+        message=diagnostic.message,
+        severity=severity,
+        code=diagnostic.code,
+        code_description=lsp.CodeDescription(href=rule.help_uri) if rule is not None else None,
+        source=SOURCE,
+        related_information=related or None,
+    )
+
+
+def _plain_range(span: Span) -> lsp.Range:
+    """A range in a file whose text the server does not have: columns taken as they are."""
+    return lsp.Range(
+        start=lsp.Position(line=span.line - 1, character=span.column - 1),
+        end=lsp.Position(line=span.end_line - 1, character=span.end_column - 1),
+    )
+
+
+class OwnlintServer:
+    """The server's state and handlers around one pygls `LanguageServer`."""
+
+    def __init__(self) -> None:
+        self.server = LanguageServer(
+            "ownlint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+        )
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ownlint-check")
+        self.open: set[str] = set()
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.checked: dict[str, Checked] = {}
+        self.problems: dict[str, str] = {}
+        self._register()
+
+    # --- documents ------------------------------------------------------
+
+    def _register(self) -> None:
+        server = self.server
+
+        @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+        async def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+            self.open.add(params.text_document.uri)
+            self.schedule(params.text_document.uri, 0.0)
+
+        @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+        async def did_change(params: lsp.DidChangeTextDocumentParams) -> None:
+            self.schedule(params.text_document.uri, DEBOUNCE_SECONDS)
+
+        @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+        async def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
+            self.schedule(params.text_document.uri, 0.0)
+
+        @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+        async def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
+            uri = params.text_document.uri
+            self.open.discard(uri)
+            self.cancel(uri)
+            self.checked.pop(uri, None)
+            self.problems.pop(uri, None)
+            self._publish(uri, [], None)
+
+        @server.feature(
+            lsp.TEXT_DOCUMENT_CODE_ACTION,
+            lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]),
+        )
+        async def code_action(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+            return await self.code_actions(params)
+
+        @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+        def hover(params: lsp.HoverParams) -> lsp.Hover | None:
+            return self.hover(params)
+
+    def schedule(self, uri: str, delay: float) -> None:
+        """Check `uri` after `delay` seconds, replacing a check scheduled or running for an older version."""
+        self.cancel(uri)
+        self.pending[uri] = asyncio.ensure_future(self._check_later(uri, delay))
+
+    def cancel(self, uri: str) -> None:
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+
+    async def _check_later(self, uri: str, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        try:
+            await self.check(uri)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # one document's check is isolated: say what broke, keep serving
+            self._log(f"ownlint failed on {uri}: {type(error).__name__}: {error}")
+
+    async def check(self, uri: str) -> Checked | None:
+        """Check the current version of `uri` and publish its diagnostics (None: closed or changed meanwhile)."""
+        if uri not in self.open:
+            return None
+        document = self.server.workspace.get_text_document(uri)
+        version, source = document.version, document.source
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(self.worker, analyse, source, self.path_of(uri))
+        current = self.server.workspace.get_text_document(uri)
+        if uri not in self.open or current.version != version:
+            return None  # a newer version is on its way and will publish
+        checked = Checked(version, source, analysis.findings)
+        self.checked[uri] = checked
+        self._publish(uri, self.lsp_diagnostics(checked), version)
+        self._report_problem(uri, analysis.problem)
+        return checked
+
+    async def current(self, uri: str) -> Checked | None:
+        """The findings of the current version of `uri`, checking it now when they are not known yet."""
+        document = self.server.workspace.get_text_document(uri)
+        checked = self.checked.get(uri)
+        if checked is not None and checked.version == document.version and checked.source == document.source:
+            return checked
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(self.worker, analyse, document.source, self.path_of(uri))
+        return Checked(document.version, document.source, analysis.findings)
+
+    def path_of(self, uri: str) -> Path:
+        """The file a document stands for; an unsaved one stands for `untitled.py` in the workspace's root."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if path:
+            return Path(path)
+        root = self.server.workspace.root_path or os.getcwd()
+        return Path(root) / UNTITLED
+
+    def positions(self, source: str) -> Positions:
+        encoding = self.server.workspace.position_encoding
+        name = str(getattr(encoding, "value", encoding) or "utf-16")
+        return Positions(split_lines(source), name)
+
+    def lsp_diagnostics(self, checked: Checked) -> list[lsp.Diagnostic]:
+        positions = self.positions(checked.source)
+        return [to_lsp_diagnostic(d, positions, d.path) for d in checked.findings]
+
+    # --- code actions and hover -----------------------------------------
+
+    async def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        uri = params.text_document.uri
+        checked = await self.current(uri)
+        if checked is None:
+            return []
+        positions = self.positions(checked.source)
+        first = positions.from_client(params.range.start)[0]
+        last = positions.from_client(params.range.end)[0]
+        actions: list[lsp.CodeAction] = []
+        for finding in checked.findings:
+            if finding.span.end_line < first or finding.span.line > last:
+                continue
+            shown = to_lsp_diagnostic(finding, positions, finding.path)
+            matching = [
+                d
+                for d in params.context.diagnostics
+                if d.source == SOURCE and d.code == finding.code and d.range.start.line == finding.span.line - 1
+            ] or [shown]
+            if finding.fix is not None:
+                title = (
+                    finding.fix.message if finding.fix.applicability == "safe" else f"{finding.fix.message} (unsafe)"
+                )
+                actions.append(
+                    self._action(
+                        uri,
+                        title,
+                        finding.fix.edits,
+                        positions,
+                        matching,
+                        checked.version,
+                        finding.fix.applicability == "safe",
+                    )
+                )
+            edit = suppression_edit(checked.source, finding.span.line, finding.code)
+            if edit is not None:
+                title = f"Ignore {finding.code} on this line"
+                actions.append(self._action(uri, title, (edit,), positions, matching, checked.version, False))
+        return actions
+
+    def _action(
+        self,
+        uri: str,
+        title: str,
+        edits: Sequence[Edit],
+        positions: Positions,
+        diagnostics: list[lsp.Diagnostic],
+        version: int | None,
+        preferred: bool,
+    ) -> lsp.CodeAction:
+        text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit | lsp.SnippetTextEdit] = [
+            lsp.TextEdit(range=positions.range(e.span), new_text=e.content) for e in edits
+        ]
+        change = lsp.TextDocumentEdit(
+            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=text_edits
+        )
+        return lsp.CodeAction(
+            title=title,
+            kind=lsp.CodeActionKind.QuickFix,
+            diagnostics=diagnostics,
+            edit=lsp.WorkspaceEdit(document_changes=[change]),
+            is_preferred=preferred or None,
+        )
+
+    def hover(self, params: lsp.HoverParams) -> lsp.Hover | None:
+        """A rule's documentation, over its code in a suppression comment."""
+        document = self.server.workspace.get_text_document(params.text_document.uri)
+        positions = self.positions(document.source)
+        line, column = positions.from_client(params.position)
+        found = code_at(document.source, line, column)
+        if found is None:
+            return None
+        code, span = found
+        rule = all_rules().get(code)
+        if rule is None:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=rule.markdown()),
+            range=positions.range(span),
+        )
+
+    # --- talking to the client (pygls 1.x and 2.x) ----------------------
+
+    def _publish(self, uri: str, diagnostics: list[lsp.Diagnostic], version: int | None) -> None:
+        server: Any = self.server
+        if hasattr(server, "text_document_publish_diagnostics"):  # pygls 2
+            server.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+            )
+        else:  # pygls 1.x
+            server.publish_diagnostics(uri, diagnostics, version)
+
+    def _report_problem(self, uri: str, problem: str | None) -> None:
+        """Show a configuration or model error once per document (again when it changes)."""
+        if problem is None:
+            self.problems.pop(uri, None)
+            return
+        if self.problems.get(uri) == problem:
+            return
+        self.problems[uri] = problem
+        self._show(f"ownlint: {problem}", lsp.MessageType.Error)
+
+    def _show(self, message: str, kind: lsp.MessageType) -> None:
+        server: Any = self.server
+        if hasattr(server, "window_show_message"):  # pygls 2
+            server.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
+        else:  # pygls 1.x
+            server.show_message(message, kind)
+
+    def _log(self, message: str) -> None:
+        server: Any = self.server
+        if hasattr(server, "window_log_message"):  # pygls 2
+            server.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=message))
+        else:  # pygls 1.x
+            server.show_message_log(message, lsp.MessageType.Error)
+
+
+def serve() -> None:
+    """Run the server on standard input and output until the client ends it."""
+    OwnlintServer().server.start_io()

@@ -1,0 +1,71 @@
+"""`--format github`: GitHub Actions workflow commands, which show as annotations on a pull request.
+
+One line per finding:
+`::error file=a.py,line=12,col=9,endLine=12,endColumn=31,title=OWN201 double-free::message`
+(`::warning` for a rule whose severity is warning), and `::error file=...::reason`
+for a file that could not be checked. Escaping follows the workflow-command
+rules: in the message `%`, `\\r` and `\\n` become `%25`, `%0D` and `%0A`; in a
+property also `:` and `,` become `%3A` and `%2C`. With
+`--report-unused-suppressions`, each unused suppression is a `::notice`.
+There is no summary line: every line is a command.
+"""
+
+from __future__ import annotations
+
+from ownlint.api import RunResult
+from ownlint.diagnostics import Diagnostic, FileError
+from ownlint.render import name_of, severity_of
+from ownlint.suppress import UnusedSuppression
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(kind: str, message: str, **properties: str | int) -> str:
+    """`::kind name=value,...::message`, escaped."""
+    listed = ",".join(f"{name}={escape_property(str(value))}" for name, value in properties.items())
+    return f"::{kind} {listed}::{escape_data(message)}" if listed else f"::{kind}::{escape_data(message)}"
+
+
+def finding_line(diagnostic: Diagnostic) -> str:
+    span = diagnostic.span
+    kind = "warning" if severity_of(diagnostic.code) == "warning" else "error"
+    title = f"{diagnostic.code} {name_of(diagnostic.code)}".rstrip()
+    return command(
+        kind,
+        diagnostic.message,
+        file=diagnostic.path,
+        line=span.line,
+        col=span.column,
+        endLine=span.end_line,
+        endColumn=span.end_column,
+        title=title,
+    )
+
+
+def error_line(error: FileError) -> str:
+    return command("warning" if error.kind == "budget" else "error", error.message, file=error.path)
+
+
+def unused_line(unused: UnusedSuppression) -> str:
+    return command(
+        "notice",
+        f"unused suppression '{unused.what}'",
+        file=unused.path,
+        line=unused.line,
+        col=unused.column,
+        title="unused suppression",
+    )
+
+
+def render(result: RunResult, *, show_unused: bool = False) -> str:
+    lines = [error_line(e) for e in result.errors]
+    lines += [finding_line(d) for d in result.findings]
+    if show_unused:
+        lines += [unused_line(u) for u in result.unused_suppressions]
+    return "".join(line + "\n" for line in lines)

@@ -1,0 +1,86 @@
+"""The progress bar (standard error, terminals only, long runs only) and colour (`NO_COLOR`)."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+
+from ownlint import api
+from ownlint.cli import make_console
+from ownlint.config import default_config
+from ownlint.progress import ProgressBar, progress_for
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def terminal_console(out: io.StringIO) -> Console:
+    return Console(file=out, force_terminal=True, color_system="standard", width=80)
+
+
+def test_no_bar_when_standard_error_is_not_a_terminal() -> None:
+    assert progress_for(io.StringIO()) is None
+
+
+def test_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert isinstance(progress_for(FakeTerminal()), ProgressBar)
+
+
+def test_a_quick_run_draws_nothing() -> None:
+    out = io.StringIO()
+    with ProgressBar(terminal_console(out), delay=30.0) as bar:
+        bar.start(3)
+        bar.advance(3)
+    assert out.getvalue() == ""
+    assert not bar.shown
+
+
+def test_a_long_run_draws_the_bar_then_removes_it() -> None:
+    out = io.StringIO()
+    with ProgressBar(terminal_console(out), delay=0.0) as bar:
+        bar.start(4)
+        deadline = time.monotonic() + 10
+        while not bar.shown and time.monotonic() < deadline:
+            time.sleep(0.01)
+        bar.advance(4)
+    assert bar.shown
+    assert "checking" in out.getvalue()
+    assert "4/4" in out.getvalue()
+
+
+def test_check_paths_reports_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("y = 2\n", encoding="utf-8")
+    events: list[tuple[str, int]] = []
+
+    class Recorder:
+        def start(self, total: int) -> None:
+            events.append(("start", total))
+
+        def advance(self, count: int) -> None:
+            events.append(("advance", count))
+
+    api.check_paths(["."], default_config(tmp_path), progress=Recorder())
+    assert events == [("start", 2), ("advance", 2)]
+
+
+@pytest.mark.parametrize(("no_color", "coloured"), [(None, True), ("1", False)])
+def test_text_output_colour_follows_no_color(
+    monkeypatch: pytest.MonkeyPatch, no_color: str | None, coloured: bool
+) -> None:
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    out = FakeTerminal()
+    make_console(out).print(Text("error", style="bold red"))
+    assert ("\x1b[" in out.getvalue()) is coloured

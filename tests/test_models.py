@@ -1,0 +1,91 @@
+"""API models as data: validation of model files, and a user's own binding end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ownlint.engine.models import ModelError, builtin_model_dir, load_models
+
+USER_MODEL = """
+[model]
+name = "mylib"
+match = "qualified"
+raises = false
+
+[[create]]
+functions = ["mylib.alloc"]
+out = -1
+kind = "memory"
+
+[[release]]
+functions = ["mylib.release"]
+handle = 0
+"""
+
+USER_CODE = """import ctypes
+import mylib
+
+
+def work(n):
+    p = ctypes.c_void_p()
+    mylib.alloc(n, ctypes.byref(p))
+    mylib.release(p)
+    mylib.release(p)
+"""
+
+
+def test_every_builtin_model_loads() -> None:
+    models = load_models()
+    assert {p.name for p in models.files} == {p.name for p in builtin_model_dir().glob("*.toml")}
+    assert models.call("ze.zeMemFree") is not None
+    assert models.call("anything.zeMemFree") is not None  # last-name match, any receiver
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[model]\nname = 'x'\nbogus = 1\n", "[model].bogus: unknown key"),
+        ("[model]\ndescription = 'no name'\n", "[model].name: missing"),
+        ("[model]\nname = 'x'\nmatch = 'fuzzy'\n", "[model].match: must be 'last-name' or 'qualified'"),
+        ("[model]\nname = 'x'\n[[release]]\nfunctions = ['f']\nhandel = 0\n", "[[release]][0].handle: missing"),
+        ("[model]\nname = 'x'\n[[create]]\nfunctions = 'f'\nout = 1\n", "[[create]][0].functions: must be a list of strings"),
+        ("[model]\nname = 'x'\n[[create]]\nfunctions = ['f']\nout = 'last'\n", "[[create]][0].out: must be an integer"),
+        ("model = [\n", "not valid TOML"),
+        ("[model]\nname = 'x'\n[[adopt]]\nfunctions = ['f']\n", "needs an [ownership] table"),
+    ],
+)
+def test_a_bad_model_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ModelError) as caught:
+        load_models([path])
+    message = str(caught.value)
+    assert message.startswith(str(path)) and expected in message
+    assert "\n" not in message
+
+
+def test_a_user_model_finds_a_double_free_in_its_binding(tmp_path: Path) -> None:
+    (tmp_path / "mylib.toml").write_text(USER_MODEL, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.ownlint]\nmodels = ["mylib.toml"]\n', encoding="utf-8")
+    (tmp_path / "work.py").write_text(USER_CODE, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "ownlint", "check", "--format", "concise", "--no-cache", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "work.py:9:5: OWN201" in run.stdout
+    # without the model, nothing is known about mylib
+    (tmp_path / "pyproject.toml").write_text("[tool.ownlint]\n", encoding="utf-8")
+    quiet = subprocess.run(
+        [sys.executable, "-m", "ownlint", "check", "--format", "concise", "--no-cache", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert quiet.returncode == 0, quiet.stdout + quiet.stderr

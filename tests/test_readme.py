@@ -16,3 +16,13 @@ def test_rule_table_is_generated() -> None:
     assert text.count(START) == 1 and text.count(END) == 1, f"README.md needs one {START} ... {END} block"
     table = text.split(START, 1)[1].split(END, 1)[0]
     assert table.strip() == rules_markdown_table().strip(), "run `ownlint rules --format markdown` and paste it"
+
+
+def test_rule_documents_are_generated() -> None:
+    from ownlint.registry import all_rules, rules_document
+
+    docs = README.parent / "docs" / "rules.md"
+    assert docs.read_text(encoding="utf-8") == rules_document(), "run `ownlint rules --format docs > docs/rules.md`"
+    for rule in all_rules().values():  # every help link lands on its section
+        assert f"\n## {rule.code} {rule.name}\n" in docs.read_text(encoding="utf-8")
+        assert rule.help_uri.endswith(f"docs/rules.md#{rule.code.lower()}-{rule.name}")

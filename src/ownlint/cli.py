@@ -30,7 +30,7 @@ from ownlint.discovery import display_path
 from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.progress import progress_for
-from ownlint.registry import Rule, all_rules, rules_markdown_table
+from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
 from ownlint.render import concise, github, json_, sarif, statistics, text
 
 EXIT_CLEAN = 0
@@ -322,15 +322,18 @@ def _print(result: api.RunResult, output_format: str, show_statistics: bool, sho
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "markdown"]),
+    type=click.Choice(["text", "markdown", "docs"]),
     default="text",
     show_default=True,
-    help="A table for the terminal, or the Markdown table of the README.",
+    help="A table for the terminal, the Markdown table of the README, or docs/rules.md (every rule in full).",
 )
 def rules(output_format: str) -> None:
     """List every rule: code, name, severity and summary."""
     if output_format == "markdown":
         click.echo(rules_markdown_table(), nl=False)
+        return
+    if output_format == "docs":
+        click.echo(rules_document(), nl=False)
         return
     table = Table("code", "name", "severity", "summary", box=None, pad_edge=False)
     for rule in all_rules().values():

@@ -1,77 +1,28 @@
 """The command line: a thin shell over `ownlint.api` and `ownlint.render`.
 
-Exit status of `ownlint check`: 0 when nothing was found, 1 when there are
-findings or files that could not be checked (unreadable, not UTF-8, a missing
-path), 2 for a usage, configuration or model error or an internal error
-(with a one-line reason on standard error). `--exit-zero` turns 1 into 0,
-never 2. Errors never end in a traceback.
+This module only declares the commands and their options; what they do is
+in `ownlint.commands`, imported when a command runs, so `ownlint --version`
+and `ownlint --help` load nothing but click. See `ownlint.commands` for the
+exit statuses.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.table import Table
 
-from ownlint import __version__, api, baseline, fixes
-from ownlint.baseline import BaselineError
-from ownlint.config import Config, ConfigError, discover_config, load_config
-from ownlint.diagnostics import FileError
-from ownlint.discovery import display_path
-from ownlint.engine.models import ModelError
-from ownlint.fingerprint import FindingKey
-from ownlint.progress import progress_for
-from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
-from ownlint.render import concise, github, json_, sarif, statistics, text
+from ownlint import __version__
 
-EXIT_CLEAN = 0
-EXIT_FINDINGS = 1
-EXIT_ERROR = 2
-MAX_FIX_ROUNDS = 10
-"""How often `--fix` checks again and fixes what is left (an overlapping fix waits for the next round)."""
-
-
-class UsageError(Exception):
-    """A command line ownlint cannot run; str() is the one-line reason."""
-
-
-def fail(reason: str) -> NoReturn:
-    """Print `ownlint: error: reason` on standard error and exit with status 2."""
-    click.echo(f"ownlint: error: {reason}", err=True)
-    sys.exit(EXIT_ERROR)
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def make_console(stream: TextIO | None = None) -> Console:
-    """A console on `stream` (default standard output): colour only on a terminal and when `NO_COLOR` is unset
-    or empty."""
-    stream = stream if stream is not None else sys.stdout
-    on_terminal = stream.isatty()
-    colour = on_terminal and not os.environ.get("NO_COLOR")
-    return Console(
-        file=stream,
-        force_terminal=on_terminal,
-        no_color=not colour,
-        color_system="auto" if colour else None,
-        highlight=False,
-        markup=False,
-        emoji=False,
-        soft_wrap=True,
-    )
+    from ownlint import commands
 
-
-def _codes(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    return [c for c in (part.strip() for part in value.split(",")) if c]
+    return commands.make_console(stream)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -149,173 +100,9 @@ def check(
     unsafe_fixes: bool,
 ) -> None:
     """Check PATHS (default: the current directory) for ownership bugs."""
-    options = _CheckOptions(
-        paths=paths,
-        stdin_filename=stdin_filename,
-        report_unused=report_unused_suppressions,
-        baseline_file=baseline_file,
-        write_baseline_file=write_baseline_file,
-        fix=fix,
-        unsafe_fixes=unsafe_fixes,
-        jobs=jobs,
-        use_cache=not no_cache,
-    )
-    try:
-        config = _checked_options(options, config_file, select, ignore)
-        known = baseline.read(baseline_file) if baseline_file is not None and write_baseline_file is None else None
-        if stdin_filename is not None:
-            result, fixed_input = _run_stdin(options, config, known)
-        else:
-            result, fixed_input = _run_files(options, config, known), None
-        if write_baseline_file is not None:
-            result = _write_baseline(write_baseline_file, result)
-    except (ConfigError, ModelError, UsageError, BaselineError) as error:
-        fail(str(error))
-    report_stream = sys.stdout
-    if fixed_input is not None:  # like Ruff: the fixed source on standard output, the report on standard error
-        sys.stdout.buffer.write(fixed_input)
-        sys.stdout.flush()
-        report_stream = sys.stderr
-    _print(result, output_format, statistics, report_unused_suppressions, report_stream)
-    if result.has_internal_error:
-        fail("ownlint failed on some files (internal error); see the error entries above")
-    failed = [e for e in result.errors if e.kind != "budget"]  # a budget note does not fail the run
-    if (result.findings or failed) and not exit_zero:
-        sys.exit(EXIT_FINDINGS)
-    sys.exit(EXIT_CLEAN)
+    from ownlint import commands
 
-
-@dataclass(frozen=True, slots=True)
-class _CheckOptions:
-    paths: tuple[Path, ...]
-    stdin_filename: str | None
-    report_unused: bool
-    baseline_file: Path | None
-    write_baseline_file: Path | None
-    fix: bool
-    unsafe_fixes: bool
-    jobs: int | None = None
-    use_cache: bool = True
-
-
-def _checked_options(
-    options: _CheckOptions, config_file: Path | None, select: str | None, ignore: str | None
-) -> Config:
-    """The run's configuration, after the checks of option combinations."""
-    if options.stdin_filename is not None and options.paths:
-        raise UsageError("--stdin-filename reads the source from standard input; give no PATHS with it")
-    if options.unsafe_fixes and not options.fix:
-        raise UsageError("--unsafe-fixes only applies together with --fix")
-    start: str | Path | None = options.stdin_filename
-    if start is None and options.paths:
-        start = options.paths[0]
-    return _config(config_file, start, select, ignore)
-
-
-def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey] | None) -> api.RunResult:
-    """Check the files; with --fix, fix them and check again while fixes apply."""
-
-    paths = list(options.paths) or [Path(".")]
-
-    def check_once() -> api.RunResult:
-        bar = progress_for(sys.stderr)  # None unless standard error is a terminal
-        with bar if bar is not None else contextlib.nullcontext():
-            result = api.check_paths(
-                paths,
-                config,
-                report_unused_suppressions=options.report_unused,
-                progress=bar,
-                jobs=options.jobs,
-                use_cache=options.use_cache,
-            )
-        return _against_baseline(result, known, options.baseline_file)
-
-    result = check_once()
-    if not options.fix:
-        return result
-    fixed = 0
-    write_errors: list[FileError] = []
-    for _ in range(MAX_FIX_ROUNDS):
-        outcome = fixes.fix_files(result, unsafe=options.unsafe_fixes)
-        write_errors += outcome.errors
-        if outcome.applied == 0:
-            break
-        fixed += outcome.applied
-        result = check_once()
-    result.fixed = fixed
-    result.errors = sorted([*result.errors, *write_errors], key=lambda e: e.path)
-    return result
-
-
-def _run_stdin(
-    options: _CheckOptions, config: Config, known: Counter[FindingKey] | None
-) -> tuple[api.RunResult, bytes | None]:
-    """Check standard input; with --fix, also the fixed source to write to standard output."""
-    assert options.stdin_filename is not None
-    name = options.stdin_filename
-    data = sys.stdin.buffer.read()
-    shown = display_path(name)
-    source = api.decode_source(data, shown)
-    if isinstance(source, FileError):
-        result = api.RunResult(findings=[], errors=[source], files=[shown], seconds=0.0)
-        return result, (data if options.fix else None)
-
-    def check_once(text: str) -> api.RunResult:
-        result = api.check_source(text, name, config, report_unused_suppressions=options.report_unused)
-        return _against_baseline(result, known, options.baseline_file)
-
-    result = check_once(source)
-    if not options.fix:
-        return result, None
-    fixed = 0
-    for _ in range(MAX_FIX_ROUNDS):
-        outcome = fixes.apply_fixes(source, result.findings, unsafe=options.unsafe_fixes)
-        if outcome.applied == 0 or outcome.source == source:
-            break
-        fixed += outcome.applied
-        source = outcome.source
-        result = check_once(source)
-    result.fixed = fixed
-    encoded = fixes.encode_like(data, source)
-    return result, encoded if encoded is not None else data
-
-
-def _against_baseline(result: api.RunResult, known: Counter[FindingKey] | None, file: Path | None) -> api.RunResult:
-    if known is None or file is None:
-        return result
-    return baseline.apply(result, known, file)
-
-
-def _write_baseline(file: Path, result: api.RunResult) -> api.RunResult:
-    """Record the findings of `result` in `file`; the result reported against that new baseline."""
-    keys = baseline.write(file, result)
-    click.echo(f"ownlint: wrote {_count(sum(keys.values()), 'finding')} to the baseline {file}", err=True)
-    return baseline.apply(result, keys, file)
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" if number == 1 else f"{number} {word}s"
-
-
-def _config(config_file: Path | None, start: str | Path | None, select: str | None, ignore: str | None) -> Config:
-    config = load_config(config_file) if config_file is not None else discover_config(start)
-    return config.with_overrides(select=_codes(select), ignore=_codes(ignore) or ())
-
-
-def _print(result: api.RunResult, output_format: str, show_statistics: bool, show_unused: bool, stream: TextIO) -> None:
-    err = stream is sys.stderr
-    if show_statistics:
-        click.echo(statistics.render(result, as_json=output_format == "json"), nl=False, err=err)
-    elif output_format == "json":
-        click.echo(json_.render(result, show_unused=show_unused), nl=False, err=err)
-    elif output_format == "sarif":
-        click.echo(sarif.render(result), nl=False, err=err)
-    elif output_format == "github":
-        click.echo(github.render(result, show_unused=show_unused), nl=False, err=err)
-    elif output_format == "concise":
-        click.echo(concise.render(result, show_unused=show_unused), nl=False, err=err)
-    else:
-        text.render(result, make_console(stream), show_unused=show_unused)
+    commands.check(paths=paths, output_format=output_format, select=select, ignore=ignore, config_file=config_file, no_cache=no_cache, jobs=jobs, exit_zero=exit_zero, stdin_filename=stdin_filename, statistics=statistics, report_unused_suppressions=report_unused_suppressions, baseline_file=baseline_file, write_baseline_file=write_baseline_file, fix=fix, unsafe_fixes=unsafe_fixes)
 
 
 @cli.command()
@@ -329,59 +116,26 @@ def _print(result: api.RunResult, output_format: str, show_statistics: bool, sho
 )
 def rules(output_format: str) -> None:
     """List every rule: code, name, severity and summary."""
-    if output_format == "markdown":
-        click.echo(rules_markdown_table(), nl=False)
-        return
-    if output_format == "docs":
-        click.echo(rules_document(), nl=False)
-        return
-    table = Table("code", "name", "severity", "summary", box=None, pad_edge=False)
-    for rule in all_rules().values():
-        table.add_row(rule.code, rule.name, rule.severity, rule.summary)
-    console = make_console()
-    console.soft_wrap = False
-    console.print(table)
+    from ownlint import commands
+
+    commands.rules(output_format=output_format)
 
 
 @cli.command()
 @click.argument("code")
 def explain(code: str) -> None:
     """Show the documentation of one rule, by code (OWN201) or name (double-free)."""
-    rule = find_rule(code)
-    if rule is None:
-        fail(f"unknown rule {code!r}; `ownlint rules` lists them")
-    if sys.stdout.isatty():
-        make_console().print(Markdown(rule.markdown()))
-    else:
-        click.echo(rule.markdown(), nl=False)
+    from ownlint import commands
 
-
-_LSP_PACKAGES = frozenset({"pygls", "lsprotocol", "cattrs", "attrs"})
+    commands.explain(code=code)
 
 
 @cli.command("lsp")
 def lsp_command() -> None:
     """Run the language server on standard input and output (for editors)."""
-    try:
-        from ownlint import lsp
-    except ModuleNotFoundError as error:
-        missing = (error.name or "").split(".")[0]
-        if missing not in _LSP_PACKAGES:
-            raise
-        fail(
-            f"the language server needs pygls and lsprotocol ({missing} is missing): "
-            "pip install 'pygls>=1.3' lsprotocol"
-        )
-    lsp.serve()
+    from ownlint import commands
 
-
-def find_rule(code_or_name: str) -> Rule | None:
-    """The rule with this code (any case) or kebab-case name."""
-    wanted = code_or_name.strip()
-    for rule in all_rules().values():
-        if wanted.upper() == rule.code or wanted.lower() == rule.name:
-            return rule
-    return None
+    commands.lsp_command()
 
 
 def main() -> None:

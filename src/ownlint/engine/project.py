@@ -14,7 +14,7 @@ from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
 from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet
-from ownlint.engine import linear
+from ownlint.engine import linear, positions
 from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
@@ -68,24 +68,24 @@ def _defaults(p: cst.Parameters) -> tuple[tuple[int, object], ...]:
     return tuple(out)
 
 
-def _is_generator(fn: cst.FunctionDef) -> bool:
-    return any(isinstance(n, cst.Yield) for n in walk(fn.body, into_scopes=False))
-
-
 def collect_scopes(module: cst.Module, modname: str, call_raises: CallRaises | None) -> list[Scope]:
     """Every function, method, lambda and class body of a module, with the
     qualified names that calls can reach (`mod.f`, `mod.Class.m`)."""
     scopes: list[Scope] = []
-    # (node, kind of the scope it is in, that scope's qualified name or None)
-    stack: list[tuple[cst.CSTNode, str, str | None]] = [(c, "module", modname) for c in reversed(list(children(module)))]
+    # (node, kind of the scope it is in, that scope's qualified name or None, the function's Scope)
+    stack: list[tuple[cst.CSTNode, str, str | None, Scope | None]] = [
+        (c, "module", modname, None) for c in reversed(list(children(module)))
+    ]
     while stack:
-        node, kind, outer = stack.pop()
-        inner_kind, inner_q = kind, outer
+        node, kind, outer, function = stack.pop()
+        inner_kind, inner_q, inner_function = kind, outer, function
+        if isinstance(node, cst.Yield) and function is not None:
+            function.generator = True
         if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
             q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
             if isinstance(node, cst.ClassDef):
                 scopes.append(Scope(build_class_cfg(node, call_raises), [], None, ""))
-                inner_kind, inner_q = "class", q
+                inner_kind, inner_q, inner_function = "class", q, None
             else:
                 params = _params(node.params)
                 static = any(
@@ -101,13 +101,13 @@ def collect_scopes(module: cst.Module, modname: str, call_raises: CallRaises | N
                         q or "",
                         outer if in_class else None,
                         _defaults(node.params),
-                        _is_generator(node),
                     )
                 )
-                inner_kind, inner_q = "function", q
+                inner_kind, inner_q, inner_function = "function", q, scopes[-1]
         elif isinstance(node, cst.Lambda):
             scopes.append(Scope(build_lambda_cfg(node, call_raises=call_raises), _params(node.params), None))
-        stack.extend((c, inner_kind, inner_q) for c in reversed(list(children(node))))
+            inner_function = None  # a yield in a lambda makes the lambda a generator, not its function
+        stack.extend((c, inner_kind, inner_q, inner_function) for c in reversed(list(children(node))))
     return scopes
 
 
@@ -187,20 +187,41 @@ def parse(source: str) -> cst.Module:
 
 
 class _Positions:
-    """Positions of nodes, computed only for files that have something to report."""
+    """Positions of nodes, computed only for files that have something to report:
+    the fast way (positions.py) where it works, libcst's `PositionProvider` where not."""
 
-    def __init__(self) -> None:
-        self.cache: dict[int, dict[cst.CSTNode, object]] = {}
+    def __init__(self, units: list[Unit | None]) -> None:
+        self.units = units
+        self.wanted: dict[int, set[cst.CSTNode]] = {}
+        self.cache: dict[int, dict[cst.CSTNode, Span]] = {}
+
+    def want(self, unit: int, node: cst.CSTNode) -> None:
+        self.wanted.setdefault(unit, set()).add(node)
 
     def span(self, unit: Unit, node: cst.CSTNode) -> Span:
         table = self.cache.get(unit.index)
         if table is None:
-            wrapper = MetadataWrapper(unit.module, unsafe_skip_copy=True)
-            table = self.cache[unit.index] = dict(wrapper.resolve(PositionProvider))
-        rng = table.get(node)
-        if rng is None:
-            return Span(1, 1, 1, 1)
-        return Span(rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)  # type: ignore[attr-defined]
+            table = self.cache[unit.index] = self._compute(unit)
+        found = table.get(node)
+        if found is None:
+            table.update(self._slow(unit))
+            found = table.get(node, Span(1, 1, 1, 1))
+        return found
+
+    def _compute(self, unit: Unit) -> dict[cst.CSTNode, Span]:
+        wanted = self.wanted.get(unit.index, set())
+        try:
+            found = positions.spans(unit.module, unit.module.code, wanted)
+        except (positions.NotFound, SyntaxError, ValueError, RecursionError):
+            return self._slow(unit)
+        return found if wanted <= found.keys() else {**self._slow(unit), **found}
+
+    def _slow(self, unit: Unit) -> dict[cst.CSTNode, Span]:
+        wrapper = MetadataWrapper(unit.module, unsafe_skip_copy=True)
+        return {
+            node: Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+            for node, r in wrapper.resolve(PositionProvider).items()
+        }
 
 
 class Project:
@@ -244,9 +265,9 @@ class Project:
                 self.by_last_name.setdefault(sc.qualified.rpartition(".")[2], []).append(sc.qualified)
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
-        out: list[RawViolation] = check_environment(
-            unit.index, unit.module, unit.names, self.models.environment, unit.constants
-        )
+        out: list[RawViolation] = []
+        if any(name in unit.source for name in self.models.environment.deprecated):
+            out += check_environment(unit.index, unit.module, unit.names, self.models.environment, unit.constants)
         for i, scope in enumerate(self.scopes[unit.index]):
             out.extend(self.analyze_scope(unit, i, scope))
         return out
@@ -338,7 +359,15 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
             reports[unit.index].errors.append(
                 FileError(unit.path, f"internal error in ownlint {__version__}: {type(exc).__name__}: {exc}")
             )
-    positions = _Positions()
+    positions = _Positions(units)
+    for unit, node, _, _ in project.budget_notes:
+        positions.want(unit.index, node)
+    for rv in raw:
+        positions.want(rv.unit, rv.node)
+        for step in rv.story:
+            positions.want(step.unit, step.node)
+        for edit in rv.fix[0] if rv.fix else ():
+            positions.want(rv.unit, edit.node)
     for unit, node, name, note in project.budget_notes:
         line = positions.span(unit, node).line
         reports[unit.index].errors.append(
@@ -386,7 +415,7 @@ def _load(
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to analyse"))
         return None
-    return Unit(i, f.path, module, names, constants)  # type: ignore[arg-type]
+    return Unit(i, f.path, module, names, constants, f.source)  # type: ignore[arg-type]
 
 
 __all__ = ["EngineOptions", "SourceFile", "analyze_project", "Step"]

@@ -87,6 +87,7 @@ class Unit:
     module: cst.Module
     names: ModuleNames
     constants: dict[str, Val] = field(default_factory=dict)
+    source: str = ""
 
 
 class BudgetExceeded(Exception):
@@ -398,14 +399,15 @@ class FunctionAnalysis:
         code: str,
         node: cst.CSTNode,
         obj: int,
-        handle: str | None,
+        handle: str | cst.CSTNode | None,  # a node is rendered only when the finding is kept
         facts: tuple[tuple[str, str], ...] = (),
         extra: tuple[Step, ...] = (),
     ) -> None:
         hs = st.heap.get(obj, HState(LIVE))
         st.heap[obj] = hs.mark_reported()
         if self.violations is not None:
-            self.violations.append(RawViolation(code, self.unit.index, node, handle, facts, hs.story + extra))
+            text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
+            self.violations.append(RawViolation(code, self.unit.index, node, text, facts, hs.story + extra))
 
     def site_object(self, node: cst.CSTNode, slot: int = 0) -> int:
         key = (id(node), slot)
@@ -627,7 +629,7 @@ class _Eval(MemoryEval, InteropEval):
             self.st.heap[view] = HState(LIVE, False, self.st.heap[base].story, prov="explicit")
             return view
         if isinstance(base, int) and not self.is_buffer(base):
-            self.use(base, node, source_of(node.value))
+            self.use(base, node, node.value)
             return None
         if isinstance(base, tuple) and base and isinstance(index, tuple) and index and index[0] == "const":
             if base[0] == "seq" and isinstance(index[1], int) and -len(base[1]) <= index[1] < len(base[1]):
@@ -907,7 +909,7 @@ class _Eval(MemoryEval, InteropEval):
                 i = _index(model.release.handle, len(positional_args))
                 if i is not None:
                     consumed.add(i)
-                    self.free(positional_args[i][1], node, source_of(positional_args[i][0].value))
+                    self.free(positional_args[i][1], node, positional_args[i][0].value)
             for create in model.creates:
                 i = _index(create.out, len(positional_args))
                 if i is not None:
@@ -918,11 +920,11 @@ class _Eval(MemoryEval, InteropEval):
                         self.st.heap[made] = self.st.heap[made].but(mapping=checked)
         for i, (a, v) in enumerate(positional_args):
             if i not in consumed:
-                self.use(v, node, source_of(a.value))
+                self.use(v, node, a.value)
                 self.escape(v)
         for a, v in args:
             if a.keyword is not None:
-                self.use(v, node, source_of(a.value))
+                self.use(v, node, a.value)
                 self.escape(v)
         if model is not None and model.owner_kind is not None:
             result = self.new_owner(node, model.owner_kind, "made here")
@@ -1001,7 +1003,7 @@ class _Eval(MemoryEval, InteropEval):
         self.check_inputs(adopt, node, handle, args)
         mode = self.ownership_of(adopt, first, args)
         owner = self.new_owner(node, adopt.owner_kind, "made here")
-        spelled = source_of(spelled_node)
+        spelled = spelled_node
         for obj in _objects_in(handle):
             hs = self.st.heap.get(obj, HState(LIVE))
             if hs.reported:
@@ -1020,7 +1022,7 @@ class _Eval(MemoryEval, InteropEval):
                     self.st.heap.pop(obj, None)
         return owner
 
-    def transfer(self, obj: int, owner: int, node: cst.CSTNode, spelled: str, via: Summary | None = None, inner: Step | None = None) -> None:
+    def transfer(self, obj: int, owner: int, node: cst.CSTNode, spelled: str | cst.CSTNode, via: Summary | None = None, inner: Step | None = None) -> None:
         hs = self.st.heap.get(obj, HState(LIVE))
         if hs.reported:
             return
@@ -1037,7 +1039,7 @@ class _Eval(MemoryEval, InteropEval):
     def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val:
         """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
         objs = _objects_in(owner_val)
-        self.use(owner_val, node, source_of(spelled))
+        self.use(owner_val, node, spelled)
         if len(objs) != 1:
             return None
         owner = objs[0]
@@ -1064,7 +1066,9 @@ class _Eval(MemoryEval, InteropEval):
         return result
 
     # -- effects on one object ---------------------------------------------------
-    def use(self, value: Val, node: cst.CSTNode, spelled: str, via: Summary | None = None, inner: Step | None = None) -> None:
+    def use(
+        self, value: Val, node: cst.CSTNode, spelled: str | cst.CSTNode, via: Summary | None = None, inner: Step | None = None
+    ) -> None:
         for obj in _objects_in(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.reported:
@@ -1082,7 +1086,7 @@ class _Eval(MemoryEval, InteropEval):
                 self.st.heap[obj] = (hs or HState(LIVE)).with_first("use", self.fa.step_of(node, "used here"))
 
     def free(
-        self, value: Val, node: cst.CSTNode, spelled: str, via: Summary | None = None, inner: Step | None = None
+        self, value: Val, node: cst.CSTNode, spelled: str | cst.CSTNode, via: Summary | None = None, inner: Step | None = None
     ) -> None:
         for obj in _objects_in(value):
             hs = self.st.heap.get(obj, HState(LIVE))
@@ -1138,7 +1142,7 @@ class _Eval(MemoryEval, InteropEval):
         ret = self.materialize(outcome.ret, bound, node, summary, 0)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
-            spelled = source_of(expr) if expr is not None else summary.params[i]
+            spelled = expr if expr is not None else summary.params[i]
             self.replay(effect, owner, value, ret, bound, node, spelled, summary, 2000 + i)
         caller_self = self.fa.self_name
         if caller_self is not None and receiver is not None:

@@ -1,0 +1,180 @@
+"""Source positions of the nodes a finding names, cheaply.
+
+libcst's `PositionProvider` regenerates the code of the whole module to
+learn every node's position: measured here it costs more than the parse,
+for a file that has one finding. Instead, the statements of the libcst tree
+are matched, in order, with those of CPython's `ast` (whose C parser gives
+each statement's line and column almost for free); `PositionProvider` then
+runs over just the statement that holds a wanted node (a compound
+statement's header, its body stubbed out), and its positions are shifted to
+the statement's place. When anything does not line up, `NotFound` sends the
+caller back to `PositionProvider` over the whole module.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections.abc import Iterable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ownlint.diagnostics import Span
+from ownlint.engine.walk import children
+
+
+
+class NotFound(Exception):
+    """A node the fast method cannot place."""
+
+
+def _pairs(cst_body: Iterable[cst.CSTNode], ast_body: list[ast.stmt]) -> Iterable[tuple[cst.CSTNode, ast.stmt]]:
+    """libcst statements with their `ast` counterparts, in order."""
+    it = iter(ast_body)
+    for stmt in cst_body:
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                yield small, next(it)
+        else:
+            yield stmt, next(it)
+
+
+def _suite(node: cst.CSTNode) -> list[cst.CSTNode]:
+    if isinstance(node, cst.IndentedBlock):
+        return list(node.body)
+    if isinstance(node, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=node.body)]
+    return []
+
+
+def _nested(stmt: cst.CSTNode, node: ast.stmt) -> Iterable[tuple[list[cst.CSTNode], list[ast.stmt]]]:
+    """The statement lists inside a compound statement, paired."""
+    if isinstance(stmt, cst.If):
+        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
+        if isinstance(stmt.orelse, cst.If):
+            yield [stmt.orelse], node.orelse  # type: ignore[attr-defined]
+        elif isinstance(stmt.orelse, cst.Else):
+            yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
+    elif isinstance(stmt, (cst.For, cst.While)):
+        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
+        if stmt.orelse is not None:
+            yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
+    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
+        for h, ah in zip(stmt.handlers, node.handlers):  # type: ignore[attr-defined]
+            yield _suite(h.body), ah.body
+        if stmt.orelse is not None:
+            yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
+        if stmt.finalbody is not None:
+            yield _suite(stmt.finalbody.body), node.finalbody  # type: ignore[attr-defined]
+    elif isinstance(stmt, (cst.With, cst.FunctionDef, cst.ClassDef)):
+        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
+    elif isinstance(stmt, cst.Match):
+        for case, acase in zip(stmt.cases, node.cases):  # type: ignore[attr-defined]
+            yield _suite(case.body), acase.body
+
+
+def _header(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """A statement's nodes, not descending into nested statement lists."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in reversed(list(children(node))):
+            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
+                if isinstance(child, (cst.ExceptHandler, cst.ExceptStarHandler)):
+                    stack.extend(c for c in children(child) if not isinstance(c, (cst.IndentedBlock, cst.SimpleStatementSuite)))
+                continue
+            if isinstance(child, cst.If) and isinstance(node, cst.If):
+                continue  # an elif is a statement of its own
+            stack.append(child)
+
+
+_PASS = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Pass()])])
+
+
+def _alone(stmt: cst.CSTNode, indent: str) -> tuple[cst.Module, cst.CSTNode]:
+    """A module holding just `stmt` (a compound statement's header with its body
+    stubbed out, sharing `stmt`'s own header nodes), at the indentation `indent`
+    so that continuation lines come out where they are in the file; and the
+    node standing for `stmt` in it."""
+    if isinstance(stmt, cst.BaseSmallStatement):
+        anchor: cst.CSTNode = stmt
+        line: cst.BaseStatement = cst.SimpleStatementLine(body=[stmt])
+    elif isinstance(stmt, (cst.If, cst.For, cst.While)):
+        line = anchor = stmt.with_changes(body=_PASS, orelse=None, leading_lines=())
+    elif isinstance(stmt, (cst.With, cst.FunctionDef, cst.ClassDef)):
+        line = anchor = stmt.with_changes(body=_PASS, leading_lines=())
+    else:
+        raise NotFound()
+    if indent:
+        holder = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[line], indent=indent))
+        return cst.Module(body=[holder]), anchor
+    return cst.Module(body=[line]), anchor
+
+
+def _positions_of(module: cst.Module) -> dict[cst.CSTNode, object]:
+    """`PositionProvider`'s table for a small module, without the cost of a
+    `MetadataWrapper` (about 2 ms each, which dominated); through the wrapper
+    if libcst's internals ever change."""
+    try:
+        from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(
+            default_indent=module.default_indent, default_newline=module.default_newline, provider=provider
+        )
+        module._codegen(state)
+        return dict(provider._computed)
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - a libcst without these internals
+        return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+
+
+def spans(module: cst.Module, source: str, wanted: set[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
+    """The span of each wanted node it can place; raises NotFound when the two
+    trees do not line up."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+
+    def chars(line: int, byte_col: int) -> int:
+        # ast columns are UTF-8 byte offsets; spans count characters
+        text = lines[line - 1] if line - 1 < len(lines) else ""
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    out: dict[cst.CSTNode, Span] = {}
+    remaining = set(wanted)
+    stack: list[tuple[list[cst.CSTNode], list[ast.stmt]]] = [(list(module.body), tree.body)]
+    while stack and remaining:
+        cst_body, ast_body = stack.pop()
+        try:
+            pairs = list(_pairs(cst_body, ast_body))
+        except StopIteration:
+            raise NotFound() from None
+        for stmt, node in pairs:
+            mine = [n for n in _header(stmt) if n in remaining]
+            if mine:
+                line0, col0 = node.lineno, chars(node.lineno, node.col_offset)
+                text = lines[line0 - 1] if line0 - 1 < len(lines) else ""
+                indent = text[: len(text) - len(text.lstrip(" \t"))]
+                alone, anchor = _alone(stmt, indent)
+                table = _positions_of(alone)
+                if stmt is not anchor and stmt in remaining:
+                    table[stmt] = table[anchor]
+                origin = table[anchor].start
+                shift = col0 - origin.column  # 0 but where the statement follows `if x:` on its line
+                if isinstance(stmt, cst.If) and text[col0 : col0 + 4] == "elif":
+                    shift += 2  # an `elif` comes out as `if` on its own
+
+                def place(line: int, col: int) -> tuple[int, int]:
+                    return line0 + line - origin.line, col + (shift if line == origin.line else 0)
+
+                for n in mine:
+                    if n not in table:
+                        raise NotFound()
+                    r = table[n]
+                    (l1, c1), (l2, c2) = place(r.start.line, r.start.column), place(r.end.line, r.end.column)
+                    out[n] = Span(l1, c1 + 1, l2, c2 + 1)
+                    remaining.discard(n)
+            stack.extend(_nested(stmt, node))
+    return out  # the nodes it could place (a caller falls back for the rest)

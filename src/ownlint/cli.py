@@ -9,7 +9,7 @@ exit statuses.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -82,27 +82,11 @@ def cli() -> None:
 )
 @click.option("--fix", is_flag=True, help="Apply the safe fixes rules offer to the files, then check again.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix, apply unsafe fixes too.")
-def check(
-    paths: tuple[Path, ...],
-    output_format: str,
-    select: str | None,
-    ignore: str | None,
-    config_file: Path | None,
-    no_cache: bool,
-    jobs: int | None,
-    exit_zero: bool,
-    stdin_filename: str | None,
-    statistics: bool,
-    report_unused_suppressions: bool,
-    baseline_file: Path | None,
-    write_baseline_file: Path | None,
-    fix: bool,
-    unsafe_fixes: bool,
-) -> None:
+def check(**options: Any) -> None:
     """Check PATHS (default: the current directory) for ownership bugs."""
     from ownlint import commands
 
-    commands.check(paths=paths, output_format=output_format, select=select, ignore=ignore, config_file=config_file, no_cache=no_cache, jobs=jobs, exit_zero=exit_zero, stdin_filename=stdin_filename, statistics=statistics, report_unused_suppressions=report_unused_suppressions, baseline_file=baseline_file, write_baseline_file=write_baseline_file, fix=fix, unsafe_fixes=unsafe_fixes)
+    commands.check(**options)
 
 
 @cli.command()
@@ -114,20 +98,20 @@ def check(
     show_default=True,
     help="A table for the terminal, the Markdown table of the README, or docs/rules.md (every rule in full).",
 )
-def rules(output_format: str) -> None:
+def rules(**options: Any) -> None:
     """List every rule: code, name, severity and summary."""
     from ownlint import commands
 
-    commands.rules(output_format=output_format)
+    commands.rules(**options)
 
 
 @cli.command()
 @click.argument("code")
-def explain(code: str) -> None:
+def explain(**options: Any) -> None:
     """Show the documentation of one rule, by code (OWN201) or name (double-free)."""
     from ownlint import commands
 
-    commands.explain(code=code)
+    commands.explain(**options)
 
 
 @cli.command("lsp")

@@ -75,8 +75,6 @@ def _codes(value: str | None) -> list[str] | None:
     return [c for c in (part.strip() for part in value.split(",")) if c]
 
 
-
-
 def check(
     paths: tuple[Path, ...],
     output_format: str,

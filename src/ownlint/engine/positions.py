@@ -14,7 +14,6 @@ caller back to `PositionProvider` over the whole module.
 from __future__ import annotations
 
 import ast
-import bisect
 from collections.abc import Iterable
 
 import libcst as cst

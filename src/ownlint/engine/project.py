@@ -19,7 +19,7 @@ from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
 from ownlint.engine.sources import EngineOptions, SourceFile, module_names
-from ownlint.engine.walk import children, walk
+from ownlint.engine.walk import children
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, fold, literal

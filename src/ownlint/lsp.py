@@ -35,6 +35,8 @@ sees it); the configuration is read again for every check, not watched.
 from __future__ import annotations
 
 import asyncio
+import sys
+import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -256,7 +258,11 @@ class OwnlintServer:
         return checked
 
     async def current(self, uri: str) -> Checked | None:
-        """The findings of the current version of `uri`, checking it now when they are not known yet."""
+        """The findings of the current version of `uri`, checking it now when they are
+        not known yet; None for a document the editor does not have open (pygls would
+        read it from disk, where it may no longer be)."""
+        if uri not in self.open:
+            return None
         document = self.server.workspace.get_text_document(uri)
         checked = self.checked.get(uri)
         if checked is not None and checked.version == document.version and checked.source == document.source:
@@ -349,6 +355,8 @@ class OwnlintServer:
 
     def hover(self, params: lsp.HoverParams) -> lsp.Hover | None:
         """A rule's documentation, over its code in a suppression comment."""
+        if params.text_document.uri not in self.open:
+            return None  # only open buffers are read, never the disk
         document = self.server.workspace.get_text_document(params.text_document.uri)
         positions = self.positions(document.source)
         line, column = positions.from_client(params.position)
@@ -400,6 +408,30 @@ class OwnlintServer:
             server.show_message_log(message, lsp.MessageType.Error)
 
 
+class _OneLine(logging.Formatter):
+    """Log records on one line each: what broke, without the traceback (the
+    editor shows this log to users)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage().strip().splitlines()[0] if record.getMessage().strip() else ""
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            message = f"{message}: {type(error).__name__}: {error}"
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        return " ".join(f"ownlint lsp: {record.levelname.lower()}: {message}".split())
+
+
+def _quiet_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+
+
 def serve() -> None:
     """Run the server on standard input and output until the client ends it."""
+    _quiet_logging()
     OwnlintServer().server.start_io()

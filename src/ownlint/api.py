@@ -14,6 +14,7 @@ and fixes (`ownlint.fixes`), which work on a `RunResult` afterwards.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import time
@@ -99,14 +100,15 @@ def check_paths(
     progress.start(len(found.files))
     errors = list(found.errors)
     sources: list[SourceFile] = []
+    shown_as: dict[Path, str] = {}
     for file in found.files:
-        shown = display_path(file)
+        shown = shown_as[file] = display_path(file)
         text = read_source(file, shown)
         if isinstance(text, FileError):
             errors.append(text)
         else:
             sources.append(SourceFile(shown, text, module_name(file)))
-    files = [display_path(f) for f in found.files]
+    files = [shown_as.get(f) or display_path(f) for f in found.files]
     result = _analyze(sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache)
     progress.advance(len(found.files))  # the engine analyses the whole project in one call
     return result
@@ -165,17 +167,22 @@ def module_name(path: Path) -> str | None:
     """The dotted module name of a source file, from the packages (`__init__.py`) above it; None if it has none."""
     if path.suffix not in (".py", ".pyi"):
         return None
-    parts = [] if path.stem == "__init__" else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file() or (directory / "__init__.pyi").is_file():
-        parts.insert(0, directory.name)
-        if directory.parent == directory:
-            break
-        directory = directory.parent
+    parts = [*_package_of(str(path.parent)), *([] if path.stem == "__init__" else [path.stem])]
     if not parts or not all(part.isidentifier() for part in parts):
         return None
     return ".".join(parts)
 
+
+@functools.lru_cache(maxsize=4096)
+def _package_of(directory: str) -> tuple[str, ...]:
+    """The package names a directory lies in, outermost first (memoized: one
+    look for `__init__.py` per directory, not per file)."""
+    here = Path(directory)
+    if not ((here / "__init__.py").is_file() or (here / "__init__.pyi").is_file()):
+        return ()
+    if here.parent == here:
+        return (here.name,)
+    return (*_package_of(str(here.parent)), here.name)
 
 def _analyze(
     sources: list[SourceFile],

@@ -20,6 +20,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ownlint.diagnostics import Span
+from ownlint.lines import split_lines
 from ownlint.engine.walk import children
 
 
@@ -134,7 +135,7 @@ def spans(module: cst.Module, source: str, wanted: set[cst.CSTNode]) -> dict[cst
     """The span of each wanted node it can place; raises NotFound when the two
     trees do not line up."""
     tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)  # only \n, \r\n and \r end a line, as for the parser
 
     def chars(line: int, byte_col: int) -> int:
         # ast columns are UTF-8 byte offsets; spans count characters

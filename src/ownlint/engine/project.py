@@ -234,6 +234,7 @@ class Project:
         self.functions: dict[str, tuple[Unit, Scope]] = {}
         self.by_last_name: dict[str, list[str]] = {}
         self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
+        self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
         self.summaries: dict[str, Summary] = {}
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
@@ -259,6 +260,7 @@ class Project:
             *collect_scopes(unit.module, unit.names.module, call_raises),
         ]
         self.scopes[unit.index] = scopes
+        self.scope_index.update((id(sc), i) for i, sc in enumerate(scopes))
         for sc in scopes:
             if sc.qualified and sc.qualified not in self.functions:
                 self.functions[sc.qualified] = (unit, sc)
@@ -317,8 +319,7 @@ class Project:
             self._note(unit, scope, fa)
         finally:
             self.in_progress.discard(qualified)
-        index = self.scopes[unit.index].index(scope)
-        self.violations[(unit.index, index)] = violations
+        self.violations[(unit.index, self.scope_index[id(scope)])] = violations
         self.summaries[qualified] = summary
         return summary
 
@@ -395,9 +396,30 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
     return reports
 
 
+# libcst's native parser takes time superlinear in the length of an operator
+# chain on one line and overflows the C stack (a crash no handler can catch) at
+# about 10,000 terms: lines past this many operator characters are refused.
+MAX_OPERATORS_PER_LINE = 2_000
+_OPERATOR_CHARS = frozenset("+-*/%&|^<>@")
+
+
+def _pathological_line(source: str) -> int | None:
+    """The number of a line too dense for the parser to survive, if any."""
+    for number, line in enumerate(source.split("\n"), start=1):
+        if len(line) > MAX_OPERATORS_PER_LINE and sum(ch in _OPERATOR_CHARS for ch in line) > MAX_OPERATORS_PER_LINE:
+            return number
+    return None
+
+
 def _load(
     i: int, f: SourceFile, modname: str, report: FileReport, sink: ViolationSink, models: ModelSet, options: EngineOptions
 ) -> Unit | None:
+    dense = _pathological_line(f.source)
+    if dense is not None:
+        report.errors.append(
+            FileError(f.path, f"line {dense} is too long and dense to parse safely (over {MAX_OPERATORS_PER_LINE:,} operators)")
+        )
+        return None
     try:
         module = parse(f.source)
     except cst.ParserSyntaxError as exc:

@@ -34,6 +34,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ownlint.api import RunResult
+from ownlint.lines import split_lines
 from ownlint.diagnostics import Diagnostic, Span
 from ownlint.render import error_line, rule_of, severity_of, summary_line, unused_line
 
@@ -72,7 +73,7 @@ def frame(diagnostic: Diagnostic, sources: dict[str, str]) -> list[Text]:
     here = [_Annotation(diagnostic.span, diagnostic.label or "", True)]
     here += [_Annotation(r.span, r.message, False) for r in diagnostic.related if r.path == diagnostic.path]
     elsewhere = [r for r in diagnostic.related if r.path != diagnostic.path]
-    lines_of = {path: text.splitlines() for path, text in sources.items()}
+    lines_of = {path: split_lines(text) for path, text in sources.items()}
     width = _gutter_width([diagnostic.span, *(r.span for r in diagnostic.related)])
     pad = " " * width
 

@@ -94,8 +94,13 @@ def _walk(root: Path, config: Config, errors: list[FileError]) -> list[Path]:
             if entry.is_dir(follow_symlinks=False):
                 if not _is_skipped_dir(path) and not _is_ignored(path, True, ignores, config, exclude):
                     subdirectories.append((path, ignores))
-            elif entry.name.endswith(PYTHON_SUFFIXES) and entry.is_file():
-                if not _is_ignored(path, False, ignores, config, exclude):
+            elif entry.name.endswith(PYTHON_SUFFIXES):
+                try:
+                    regular = entry.is_file()
+                except OSError as error:  # a symbolic link loop (ELOOP) and the like
+                    errors.append(FileError(display_path(path), f"cannot read: {error.strerror or error}"))
+                    continue
+                if regular and not _is_ignored(path, False, ignores, config, exclude):
                     files.append(path)
         stack.extend(reversed(subdirectories))
     return files

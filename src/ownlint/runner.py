@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -67,7 +68,9 @@ def analyze(
 
 
 def _analyze_component(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
-    from ownlint.engine import project  # libcst is imported only when something is analysed
+    with warnings.catch_warnings():  # libcst's import-time DeprecationWarnings are not the user's concern
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from ownlint.engine import project  # libcst is imported only when something is analysed
 
     return project.analyze_project(files, models, options)
 

@@ -19,6 +19,7 @@ helper is not followed.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import libcst as cst
@@ -40,7 +41,9 @@ class Edit:
 
 def _string(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
+        with warnings.catch_warnings():  # an invalid escape is the user's business
+            warnings.simplefilter("ignore")
+            value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
 

@@ -14,10 +14,13 @@ caller back to `PositionProvider` over the whole module.
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Iterable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are not the user's concern
+    warnings.simplefilter("ignore")
+    from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ownlint.diagnostics import Span
 from ownlint.lines import split_lines
@@ -134,7 +137,9 @@ def _positions_of(module: cst.Module) -> dict[cst.CSTNode, object]:
 def spans(module: cst.Module, source: str, wanted: set[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
     """The span of each wanted node it can place; raises NotFound when the two
     trees do not line up."""
-    tree = ast.parse(source)
+    with warnings.catch_warnings():  # warnings about the user's code are not ownlint's to print
+        warnings.simplefilter("ignore")
+        tree = ast.parse(source)
     lines = split_lines(source)  # only \n, \r\n and \r end a line, as for the parser
 
     def chars(line: int, byte_col: int) -> int:

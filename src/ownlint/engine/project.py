@@ -3,11 +3,17 @@ understood at their call sites in another)."""
 
 from __future__ import annotations
 
+import ast
+import re
+import warnings
+
 
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are not the user's concern
+    warnings.simplefilter("ignore")
+    from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ownlint import __version__
 from ownlint.checks import most_specific, to_diagnostic
@@ -397,34 +403,57 @@ def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOp
 
 
 # libcst's native parser takes time superlinear in the length of an operator
-# chain on one line and overflows the C stack (a crash no handler can catch) at
-# about 10,000 terms: lines past this many operator characters are refused.
+# or attribute chain and overflows the C stack (a crash no handler can catch)
+# at a few thousand levels of nesting or about 10,000 chained terms. Such
+# files are refused before they reach it: a line with more than this many
+# operator characters, or brackets nested deeper than CPython itself accepts.
 MAX_OPERATORS_PER_LINE = 2_000
-_OPERATOR_CHARS = frozenset("+-*/%&|^<>@")
+MAX_NESTING = 200  # CPython: "too many nested parentheses"
+_OPERATOR_CHARS = frozenset("+-*/%&|^<>@.")
+_BRACKETS = re.compile(r"[()\[\]{}]")
 
 
-def _pathological_line(source: str) -> int | None:
-    """The number of a line too dense for the parser to survive, if any."""
+def _too_dense(source: str) -> str | None:
+    """Why the parser could not survive this source, if it could not."""
     for number, line in enumerate(source.split("\n"), start=1):
         if len(line) > MAX_OPERATORS_PER_LINE and sum(ch in _OPERATOR_CHARS for ch in line) > MAX_OPERATORS_PER_LINE:
-            return number
+            return f"line {number} is too long and dense to parse safely (over {MAX_OPERATORS_PER_LINE:,} operators)"
+    if sum(source.count(b) for b in "([{") > MAX_NESTING:
+        depth = 0
+        for match in _BRACKETS.finditer(source):
+            depth += 1 if match.group() in "([{" else -1
+            if depth > MAX_NESTING:
+                line = source.count("\n", 0, match.start()) + 1
+                return f"line {line}: brackets nested too deeply to parse safely (more than {MAX_NESTING})"
+    return None
+
+
+def _python_syntax_line(source: str) -> int | None:
+    """The line CPython reports for a syntax error (libcst's points at a later token)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, "<ownlint>", "exec", ast.PyCF_ONLY_AST)
+    except SyntaxError as error:
+        return error.lineno
+    except (ValueError, RecursionError, MemoryError):
+        return None
     return None
 
 
 def _load(
     i: int, f: SourceFile, modname: str, report: FileReport, sink: ViolationSink, models: ModelSet, options: EngineOptions
 ) -> Unit | None:
-    dense = _pathological_line(f.source)
+    dense = _too_dense(f.source)
     if dense is not None:
-        report.errors.append(
-            FileError(f.path, f"line {dense} is too long and dense to parse safely (over {MAX_OPERATORS_PER_LINE:,} operators)")
-        )
+        report.errors.append(FileError(f.path, dense))
         return None
     try:
         module = parse(f.source)
     except cst.ParserSyntaxError as exc:
-        line = max(1, exc.raw_line)
-        col = exc.raw_column + 1
+        python_line = _python_syntax_line(f.source)
+        line = max(1, python_line if python_line is not None else exc.raw_line)
+        col = exc.raw_column + 1 if python_line in (None, exc.raw_line) else 1
         reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
         sink.add(Violation("OWN001", f.path, Span(line, col, line, col + 1), None, (("reason", reason),)))
         return None

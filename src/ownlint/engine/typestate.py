@@ -29,6 +29,7 @@ Known limits (each an under-approximation: findings lost, none invented):
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -147,7 +148,11 @@ def literal(node: cst.BaseExpression) -> Val:
             return None
     if isinstance(node, cst.SimpleString):
         try:
-            return ("const", ast.literal_eval(node.value))
+            if "\\" not in node.value:
+                return ("const", ast.literal_eval(node.value))
+            with warnings.catch_warnings():  # an invalid escape is the user's business, not ownlint's output
+                warnings.simplefilter("ignore")
+                return ("const", ast.literal_eval(node.value))
         except (ValueError, SyntaxError):
             return None
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):

@@ -11,10 +11,12 @@ so Fixit runs on the same libcst as ownlint.
 
 Each command runs once, in a new session, pinned to the same `--cores` CPUs,
 with a timeout (default 20 minutes) after which its process group is killed
-and "timeout" is recorded. Its CPU time and largest RSS come from `wait4`
-(they include the worker processes it waited for); the peak RSS of the whole
-process tree is the largest sum of the RSS of the session's processes,
-sampled every 0.1 s.
+and "timeout" is recorded. Its CPU time and largest RSS come from GNU time
+(`/usr/bin/time`), or from `wait4` where there is none (they include the
+worker processes it waited for); the peak RSS of the whole process tree is
+the largest sum of the RSS of the session's processes, sampled every 0.1 s.
+ownlint runs from a snapshot of the checkout taken at the start, so that
+commits landing during a run do not change what is measured.
 """
 
 from __future__ import annotations
@@ -38,12 +40,13 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-import make_corpus  # noqa: E402  (a sibling script, not a package)
+import make_corpus  # a sibling script, not a package
 
 VENV = Path(os.environ.get("OWNLINT_BENCH_VENV", HERE / ".venv"))
 TIMEOUT = 20 * 60
@@ -106,17 +109,56 @@ def measure(
     corpus: str,
     command: list[str],
     cwd: Path,
-    cores: list[int],
     timeout: float,
     env: dict[str, str] | None = None,
 ) -> Measurement:
+    """Run `command` once and measure it; it inherits the CPUs `main` pinned this process to."""
     result = Measurement(tool, corpus, command)
-    out_file = tempfile.TemporaryFile()
-    err_file = tempfile.TemporaryFile()
+    with (
+        tempfile.TemporaryFile() as out_file,
+        tempfile.TemporaryFile() as err_file,
+        tempfile.NamedTemporaryFile("r") as usage_file,
+    ):
+        # GNU time, when there is one, forks the command from a small process: the command's
+        # max RSS then does not start at the size of this Python process (Linux keeps the
+        # high-water mark of the forked copy across exec).
+        wrapped = [GNU_TIME, "-o", usage_file.name, "-f", "%U %S %M", *command] if GNU_TIME else command
+        _run(result, wrapped, cwd, timeout, env, out_file, err_file)
+        if GNU_TIME and not result.timed_out:
+            lines = usage_file.read().split("\n")
+            last = [line for line in lines if line.strip()][-1:]
+            user, system, rss = last[0].split() if last else ("nan", "nan", "0")
+            result.cpu = float(user) + float(system)
+            result.max_rss_kb = int(rss)
+        result.tree_rss_kb = max(result.tree_rss_kb or 0, result.max_rss_kb or 0)
+        for handle, name in ((out_file, "stdout"), (err_file, "stderr")):
+            handle.seek(0)
+            setattr(result, name, handle.read().decode("utf-8", "replace"))
+    return result
 
-    def pin() -> None:
-        os.sched_setaffinity(0, cores)
 
+def _gnu_time() -> str | None:
+    """/usr/bin/time if it is GNU time (takes -f and -o), else None."""
+    if not Path("/usr/bin/time").exists():
+        return None
+    probe = subprocess.run(
+        ["/usr/bin/time", "-o", os.devnull, "-f", "%M", "true"], capture_output=True, check=False
+    )
+    return "/usr/bin/time" if probe.returncode == 0 else None
+
+
+GNU_TIME = _gnu_time()
+
+
+def _run(
+    result: Measurement,
+    command: list[str],
+    cwd: Path,
+    timeout: float,
+    env: dict[str, str] | None,
+    out_file: IO[bytes],
+    err_file: IO[bytes],
+) -> None:
     started = time.perf_counter()
     proc = subprocess.Popen(
         command,
@@ -126,7 +168,6 @@ def measure(
         stdout=out_file,
         stderr=err_file,
         start_new_session=True,
-        preexec_fn=pin,
     )
     page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
     peak = [0]
@@ -162,13 +203,8 @@ def measure(
     result.wall = wall
     result.cpu = usage.ru_utime + usage.ru_stime
     result.max_rss_kb = usage.ru_maxrss
-    result.tree_rss_kb = max(peak[0], usage.ru_maxrss)
+    result.tree_rss_kb = peak[0]
     result.exit = proc.returncode
-    for handle, name in ((out_file, "stdout"), (err_file, "stderr")):
-        handle.seek(0)
-        setattr(result, name, handle.read().decode("utf-8", "replace"))
-        handle.close()
-    return result
 
 
 # ---------------------------------------------------------------- tools
@@ -203,7 +239,7 @@ def ensure_venv(python: str = sys.executable) -> Path:
 
 
 def _output(command: list[str]) -> str:
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     return (done.stdout + done.stderr).strip()
 
 
@@ -222,7 +258,13 @@ def find_tools() -> Tools:
             [venv_python, "-c", "import importlib.metadata as m; print(m.version('libcst'))"]
         ),
     }
+    versions = {tool: _version_number(text) for tool, text in versions.items()}
     return Tools(sys.executable, venv_python, ruff, fixit, "--jobs" in help_text, versions)
+
+
+def _version_number(text: str) -> str:
+    found = re.search(r"\d+\.\d+(\.\d+)?\S*", text)
+    return found.group(0).rstrip(",") if found else text
 
 
 # ---------------------------------------------------------------- corpora
@@ -291,6 +333,7 @@ def fixit_rule_args(tools: Tools, workspace: Path, sample: Path) -> tuple[list[s
         cwd=workspace,
         capture_output=True,
         text=True,
+        check=False,
     )
     if "NoOpCall" in probe.stdout + probe.stderr:
         return [], "local no-op rule `NoOpCall` (benchmarks/fixit_noop.py), built-in rules disabled"
@@ -309,13 +352,18 @@ def ownlint_note(m: Measurement) -> tuple[str, dict]:
         tail = (m.stderr.strip().splitlines() or ["no output"])[-1]
         return f"no JSON: {tail[:120]}", {}
     codes = collections.Counter(f["code"] for f in data["findings"])
+    kinds = collections.Counter(e["kind"] for e in data["errors"] if "kind" in e)
     internal = [e for e in data["errors"] if e["message"].startswith("internal error")]
     parts = [f"{data['summary']['files']} files", f"{len(data['findings'])} findings"]
-    if codes:
+    if 0 < len(codes) <= 4:
         parts.append("(" + ", ".join(f"{c} {n}" for c, n in sorted(codes.items())) + ")")
-    parts.append(f"{len(data['errors'])} errors")
+    elif codes:
+        parts.append(f"({len(codes)} codes)")
+    parts.append(f"{len(data['errors'])} error entries")
+    if kinds:
+        parts.append("(" + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) + ")")
     if internal:
-        parts.append(f"({len(internal)} internal)")
+        parts.append(f"({len(internal)} internal errors)")
     return " ".join(parts), data
 
 
@@ -336,8 +384,9 @@ def fixit_note(m: Measurement) -> str:
     lines = [line.strip() for line in (m.stdout + m.stderr).splitlines() if line.strip()]
     summary = [line for line in lines if "files checked" in line or "clean" in line]
     reported = [line for line in lines if re.match(r"^\S+@\d+:\d+ ", line)]
-    exceptions = [line for line in lines if ": EXCEPTION: " in line]
-    text = f"{len(reported)} reports, {len(exceptions)} files failed (EXCEPTION)"
+    exceptions = [line.split(": EXCEPTION: ")[0] for line in lines if ": EXCEPTION: " in line]
+    text = f"{len(reported)} reports, {len(exceptions)} files failed (EXCEPTION"
+    text += (": " + ", ".join(f"`{path}`" for path in exceptions[:3]) if exceptions else "") + ")"
     return text + (f"; {summary[-1].strip('🛠️🧼 ')}" if summary else "")
 
 
@@ -365,7 +414,7 @@ def run_corpus(corpus: Corpus, tools: Tools, cores: list[int], timeout: float, f
 
     def run(tool: str, command: list[str], describe) -> Measurement:
         print(f"  {corpus.name}: {tool} ...", end="", flush=True)
-        m = measure(tool, corpus.name, command, here, cores, timeout, env)
+        m = measure(tool, corpus.name, command, here, timeout, env)
         if m.timed_out:
             m.note = "timeout"
         else:
@@ -392,7 +441,7 @@ def run_corpus(corpus: Corpus, tools: Tools, cores: list[int], timeout: float, f
         print(f"  {corpus.name}: ownlint warm skipped (cold run timed out)", flush=True)
     else:
         print(f"  {corpus.name}: ownlint (priming the cache) ...", flush=True)
-        measure("ownlint prime", corpus.name, [*ownlint, target], here, cores, timeout, env)
+        measure("ownlint prime", corpus.name, [*ownlint, target], here, timeout, env)
         run("ownlint warm", [*ownlint, target], describe_ownlint)
     return {"rows": rows, "ownlint": extra}
 
@@ -408,7 +457,6 @@ def run_linearity(
         doubled.name,
         [tools.python, "-m", "ownlint", "check", "--format", "json", *jobs, "--no-cache", doubled.path.name],
         workspace,
-        cores,
         timeout,
     )
     m.note = "timeout" if m.timed_out else ownlint_note(m)[0]
@@ -420,7 +468,7 @@ def run_linearity(
     return result
 
 
-def run_many_ifs(workspace: Path, tools: Tools, cores: list[int], timeout: float) -> dict:
+def run_many_ifs(workspace: Path, tools: Tools, timeout: float) -> dict:
     target = workspace / "many-ifs"
     target.mkdir()
     (target / "many_ifs.py").write_text(make_corpus.many_ifs(MANY_IFS), encoding="utf-8")
@@ -430,7 +478,6 @@ def run_many_ifs(workspace: Path, tools: Tools, cores: list[int], timeout: float
         "many-ifs",
         [tools.python, "-m", "ownlint", "check", "--format", "json", "--no-cache", "many_ifs.py"],
         target,
-        cores,
         timeout,
     )
     if m.timed_out:
@@ -439,8 +486,7 @@ def run_many_ifs(workspace: Path, tools: Tools, cores: list[int], timeout: float
     else:
         m.note = ownlint_note(m)[0]
         try:
-            data = json.loads(m.stdout)
-            printed = json.dumps({"findings": data["findings"], "errors": data["errors"]}, indent=1)
+            printed = json.dumps(json.loads(m.stdout), indent=1)
         except json.JSONDecodeError:
             printed = m.stdout[-2000:]
         if m.stderr.strip():
@@ -469,7 +515,7 @@ print(json.dumps({"first": first, "times": times, "findings": len(result.finding
 """
 
 
-def run_lsp(workspace: Path, tools: Tools, cores: list[int], timeout: float) -> dict:
+def run_lsp(workspace: Path, tools: Tools, timeout: float) -> dict:
     target = workspace / "lsp"
     target.mkdir()
     path = target / "interop_module.py"
@@ -477,7 +523,7 @@ def run_lsp(workspace: Path, tools: Tools, cores: list[int], timeout: float) -> 
     lines = path.read_text(encoding="utf-8").count("\n")
     print(f"  editor re-check of a {lines}-line file ...", end="", flush=True)
     m = measure(
-        "api.check_source", "lsp", [tools.python, "-c", LSP_SCRIPT, str(path), str(LSP_REPEATS)], target, cores, timeout
+        "api.check_source", "lsp", [tools.python, "-c", LSP_SCRIPT, str(path), str(LSP_REPEATS)], target, timeout
     )
     result: dict = {"measurement": m, "lines": lines}
     if m.timed_out:
@@ -517,7 +563,9 @@ def table(corpus: Corpus, rows: list[Measurement]) -> list[str]:
         if base is None or m.timed_out or m.skipped or base.timed_out:
             return "–"
         a, b = getattr(m, attr), getattr(base, attr)
-        return f"{a / b:,.1f}×" if a is not None and b else "–"
+        if a is None or not b:
+            return "–"
+        return f"{a / b:,.1f}×" if a / b >= 0.1 else f"{a / b:.3f}×"
 
     out = [
         f"### {corpus.name}: {corpus.files:,} files, {corpus.lines:,} lines",
@@ -541,6 +589,30 @@ def table(corpus: Corpus, rows: list[Measurement]) -> list[str]:
             f"| {ratio(m, floor, 'cpu')} | {m.exit} | {m.note} |"
         )
     return out
+
+
+def snapshot_ownlint(target: Path) -> None:
+    """Copy ownlint's sources and models to `target` and make every Python started from here import that copy.
+
+    The checkout may change while a run goes on (other work commits to it);
+    the snapshot keeps every measurement on the same code. The copy keeps the
+    layout `src/ownlint` + `rules` that ownlint finds its models by.
+    """
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(REPO / "src" / "ownlint", target / "src" / "ownlint", ignore=ignore)
+    shutil.copytree(REPO / "rules", target / "rules", ignore=ignore)
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(target / "src") + (os.pathsep + previous if previous else "")
+    where = _output([sys.executable, "-c", "import ownlint; print(ownlint.__file__)"])
+    if not where.startswith(str(target)):
+        raise SystemExit(f"run.py: the ownlint snapshot is not the one imported ({where})")
+
+
+def ownlint_revision() -> str:
+    """The commit of the ownlint checkout measured, and whether its sources had local changes."""
+    head = _output(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
+    changed = _output(["git", "-C", str(REPO), "status", "--porcelain", "--", "src", "rules"])
+    return head + (f" with uncommitted changes to {len(changed.splitlines())} files" if changed else "")
 
 
 def machine() -> dict[str, str]:
@@ -615,19 +687,28 @@ def report(args, tools: Tools, corpora: list[Corpus], results: dict, extras: dic
         f"- machine: `nproc` {m['nproc']}, {m['cpu']}, {m['memory']}; {m['os']}",
         f"- Python: {m['python']}",
         "- tools: " + ", ".join(f"{k} {v}" for k, v in tools.versions.items()),
+        f"- ownlint: {info['revision']}, run from a snapshot of `src/` and `rules/` taken at the start",
         f"- cores: every command pinned to CPUs {args.cores_list} ({len(args.cores_list)} cores); "
         f"Ruff with `RAYON_NUM_THREADS={len(args.cores_list)}`, Fixit and the parse floor with "
-        f"{len(args.cores_list)} worker processes; ownlint and pyflakes use one process "
-        f"(ownlint check --help lists {'a' if tools.ownlint_has_jobs else 'no'} `--jobs`).",
+        f"{len(args.cores_list)} worker processes; "
+        + (
+            f"ownlint with `--jobs {len(args.cores_list)}`"
+            if tools.ownlint_has_jobs
+            else "ownlint in one process (`ownlint check --help` lists no `--jobs`)"
+        )
+        + "; pyflakes in one process.",
         f"- load average (1 min) before: {info['load_before']:.2f}, after: {info['load_after']:.2f}. "
         "The machine may be shared with other work; a load above the core count means the wall "
         "times below are inflated (CPU times much less so).",
         f"- Fixit: {info['fixit_mode']}.",
         f"- each command ran once; timeout {args.timeout:.0f} s per command.",
         "",
-        "Columns: see benchmarks/README.md. In short: CPU = user + sys of the command and its waited-for",
-        "children; max RSS = the largest single process; tree RSS = the largest sampled sum over all",
-        "of the command's processes; ratios divide this tool's number by Ruff's or the parse floor's.",
+        (
+            "Columns: see benchmarks/README.md. In short: CPU = user + sys of the command and its "
+            "waited-for children; max RSS = the largest single process; tree RSS = the largest sampled "
+            "sum over all of the command's processes; ratios divide this tool's number by Ruff's or "
+            "the parse floor's."
+        ),
         "",
     ]
     for corpus in corpora:
@@ -706,16 +787,20 @@ def main() -> int:
     args = parser.parse_args()
     available = sorted(os.sched_getaffinity(0))
     args.cores_list = available[: args.cores]
+    # Every command inherits this: the same CPUs for all tools (and for this process's sampler).
+    os.sched_setaffinity(0, args.cores_list)
     output = args.output or HERE / ("RESULTS-quick.md" if args.quick else "RESULTS.md")
 
-    tools = find_tools()
     workspace = Path(tempfile.mkdtemp(prefix="ownlint-bench-"))
     info = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine(),
         "load_before": os.getloadavg()[0],
+        "revision": ownlint_revision(),
     }
     try:
+        snapshot_ownlint(workspace / "ownlint-snapshot")
+        tools = find_tools()
         write_fixit_config(workspace)
         corpora: list[Corpus] = []
         copies = make_corpus.copies_for(QUICK_DENSE_LINES if args.quick else DENSE_LINES)
@@ -734,8 +819,8 @@ def main() -> int:
             dense = next(c for c in corpora if c.name == "dense")
             cold = next(m for m in results["dense"]["rows"] if m.tool == "ownlint cold")
             extras["linearity"] = run_linearity(dense, cold, workspace, copies, tools, args.cores_list, args.timeout)
-            extras["many_ifs"] = run_many_ifs(workspace, tools, args.cores_list, args.timeout)
-            extras["lsp"] = run_lsp(workspace, tools, args.cores_list, args.timeout)
+            extras["many_ifs"] = run_many_ifs(workspace, tools, args.timeout)
+            extras["lsp"] = run_lsp(workspace, tools, args.timeout)
         info["load_after"] = os.getloadavg()[0]
         text = report(args, tools, corpora, results, extras, info)
         output.write_text(text + "\n", encoding="utf-8")
@@ -752,7 +837,7 @@ def main() -> int:
         output.with_suffix(".json").write_text(json.dumps(raw, indent=1) + "\n", encoding="utf-8")
         print()
         print(text)
-        print(f"\nwritten: {output.relative_to(REPO)} and {output.with_suffix('.json').relative_to(REPO)}")
+        print(f"\nwritten: {output} and {output.with_suffix('.json')}")
     finally:
         if args.keep:
             print(f"corpora kept in {workspace}")

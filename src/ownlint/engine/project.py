@@ -346,15 +346,35 @@ class Project:
         return self.summary_of(target)
 
 
+def unique_module_names(files: list[SourceFile]) -> list[str]:
+    """Each file's module name; where two files would share one (`one/tool.py`
+    and `two/tool.py`, outside any package), both get a name from their path
+    instead (`one.tool`, `two.tool`), so that neither's functions stand for the
+    other's, and an import of the shared name resolves to neither."""
+    computed = module_names([f.path for f in files])
+    names = [f.module if f.module is not None else computed[f.path] for f in files]
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    out = []
+    for f, name in zip(files, names):
+        if seen[name] > 1:
+            stem = f.path[: -len(".pyi")] if f.path.endswith(".pyi") else f.path.removesuffix(".py")
+            parts = [p for p in stem.replace("\\", "/").split("/") if p not in ("", ".", "..")]
+            name = ".".join(p if p.isidentifier() else "_" for p in parts)
+        out.append(name)
+    return out
+
+
 def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
     """One report per file, in the order given. Never raises for one file's sake:
     an internal error in a file becomes an error entry in its report."""
     reports = [FileReport(f.path) for f in files]
-    modnames = module_names([f.path for f in files])
+    modnames = unique_module_names(files)
     units: list[Unit | None] = []
     sink = ViolationSink()
     for i, f in enumerate(files):
-        units.append(_load(i, f, f.module if f.module is not None else modnames[f.path], reports[i], sink, models, options))
+        units.append(_load(i, f, modnames[i], reports[i], sink, models, options))
     project = Project([u for u in units if u is not None], models, options, reports)
     raw: list[RawViolation] = []
     for unit in project.units:

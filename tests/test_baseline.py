@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
+from cli_helpers import BUGGY, invoke
 from fake_engine import install
 
-from ownlint.cli import cli
 
-BUGGY = """\
-import ctypes
-
-from ze import *
-
-
-def upload(hctx, desc, n):
-    host = ctypes.c_void_p()
-    zeMemAllocHost(hctx, ctypes.byref(desc), n, 64, ctypes.byref(host))
-    zeMemFree(hctx, host)
-    zeMemFree(hctx, host)
-"""
 
 
 @pytest.fixture(autouse=True)
@@ -31,12 +18,6 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def invoke(*args: str) -> Result:
-    if "mix_stderr" in inspect.signature(CliRunner).parameters:
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    else:
-        runner = CliRunner()
-    return runner.invoke(cli, list(args), catch_exceptions=False)
 
 
 def one_line_error(result: Result) -> str:

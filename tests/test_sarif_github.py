@@ -2,37 +2,23 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-from click.testing import CliRunner, Result
+from cli_helpers import BUGGY, invoke
 from fake_engine import install
 
 from ownlint import __version__
 from ownlint.api import RunResult
-from ownlint.cli import cli
 from ownlint.diagnostics import Diagnostic, Edit, FileError, Fix, Span
 from ownlint.registry import all_rules
 from ownlint.render import github, sarif
 
 SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
-BUGGY = """\
-import ctypes
-
-from ze import *
-
-
-def upload(hctx, desc, n):
-    host = ctypes.c_void_p()
-    zeMemAllocHost(hctx, ctypes.byref(desc), n, 64, ctypes.byref(host))
-    zeMemFree(hctx, host)
-    zeMemFree(hctx, host)
-"""
 
 
 @pytest.fixture(autouse=True)
@@ -40,12 +26,6 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def invoke(*args: str) -> Result:
-    if "mix_stderr" in inspect.signature(CliRunner).parameters:
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    else:
-        runner = CliRunner()
-    return runner.invoke(cli, list(args), catch_exceptions=False)
 
 
 def validate(document: dict[str, Any]) -> None:

@@ -37,6 +37,7 @@ _NOQA = re.compile(
     re.IGNORECASE,
 )
 _OWN_CODE = re.compile(r"OWN[0-9]+")
+_MARKER = re.compile(r"ownlint|noqa", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,8 @@ class FileSuppressions:
 
 def parse_suppressions(source: str) -> FileSuppressions:
     """The suppression comments of `source`; none when it cannot be tokenized."""
+    if _MARKER.search(source) is None:  # no directive anywhere: skip tokenizing (most files)
+        return FileSuppressions()
     lines: list[Suppression] = []
     whole_file: Suppression | None = None
     try:

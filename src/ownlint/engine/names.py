@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ownlint.engine.walk import walk
+from ownlint.engine.walk import statements
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -96,7 +96,7 @@ def collect_names(module: cst.Module, module_name: str, is_package: bool = False
             names.functions[stmt.name.value] = stmt
         elif isinstance(stmt, cst.ClassDef):
             names.classes[stmt.name.value] = stmt
-    for node in walk(module):  # imports anywhere
+    for node in statements(module):  # imports anywhere
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = dotted(alias.name) or ""

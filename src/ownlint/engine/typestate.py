@@ -59,7 +59,7 @@ from ownlint.engine.state import (
     Step,
     Val,
 )
-from ownlint.engine.walk import names_used, walk
+from ownlint.engine.walk import names_used, statements, walk
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
 
 # Finds the summary of the project function a call reaches, or None.
@@ -1339,7 +1339,7 @@ def _declared_outer(node: cst.CSTNode) -> set[str]:
         return set()
     return {
         x.name.value
-        for n in walk(node.body, into_scopes=False)
+        for n in statements(node.body, into_scopes=False)
         if isinstance(n, (cst.Global, cst.Nonlocal))
         for x in n.names
     }

@@ -50,21 +50,71 @@ def _is_code(value: object) -> bool:
     return known
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The code-carrying children of `node`, in source order."""
     names = _FIELDS.get(type(node))
     if names is None:
         names = _FIELDS[type(node)] = tuple(
             f.name for f in dataclasses.fields(node) if f.name not in _SKIP_FIELDS and "whitespace" not in f.name
         )
+    out: list[cst.CSTNode] = []
+    code = _CODE
     for name in names:
         value = getattr(node, name)
-        if type(value) in (list, tuple):
+        kind = type(value)
+        if kind is list or kind is tuple:
             for item in value:  # type: ignore[attr-defined]
-                if _is_code(item):
-                    yield item
-        elif _is_code(value):
-            yield value  # type: ignore[misc]
+                known = code.get(type(item))
+                if known or (known is None and _is_code(item)):
+                    out.append(item)
+        else:
+            known = code.get(kind)
+            if known or (known is None and _is_code(value)):
+                out.append(value)  # type: ignore[arg-type]
+    return out
+
+
+# what holds statements: a walk for statements need not look anywhere else
+_STATEMENT_HOLDERS: tuple[type, ...] = (
+    cst.Module,
+    cst.BaseStatement,
+    cst.BaseSmallStatement,
+    cst.BaseSuite,
+    cst.Else,
+    cst.Finally,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.MatchCase,
+)
+_HOLDS: dict[type, bool] = {}
+
+
+def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The children of `node` that are statements or hold them (suites,
+    `else`, `finally`, handlers, `case`s), in source order."""
+    holds = _HOLDS
+    found = []
+    for child in children(node):
+        kind = type(child)
+        known = holds.get(kind)
+        if known is None:
+            known = holds[kind] = isinstance(child, _STATEMENT_HOLDERS)
+        if known:
+            found.append(child)
+    return found
+
+
+def statements(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
+    """The statements at or below `node` (with the suites, `else`, `finally`,
+    handler and `case` nodes between them), never looking into an expression;
+    with `into_scopes=False`, not into nested functions and classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not into_scopes and current is not node and type(current) in (cst.FunctionDef, cst.ClassDef):
+            continue
+        stack.extend(reversed(statement_children(current)))
 
 
 def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
@@ -76,7 +126,7 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
         yield current
         if not into_scopes and current is not node and isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             continue
-        stack.extend(reversed(list(children(current))))
+        stack.extend(reversed(children(current)))
 
 
 def names_used(node: cst.CSTNode) -> set[str]:

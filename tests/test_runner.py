@@ -131,3 +131,30 @@ def test_a_fully_cached_run_does_not_import_libcst(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     assert runs == ["1 True\n", "1 False\n"]
+
+
+OTHER_RELEASE = "from ze import *\n\nclass Pool:\n    def release(self, ctx, p):\n        zeMemFree(ctx, p)\n"
+METHOD_USER = "from ze import *\n\ndef f(pool, ctx, p):\n    pool.release(ctx, p)\n"
+
+
+def test_a_common_name_links_only_where_the_module_is_named() -> None:
+    # `pool.release` cannot reach `helpers.release`: the user never names `helpers`
+    fs = files(helpers=HELPER, user=METHOD_USER, caller=CALLER)
+    assert prefilter.select(fs, MODELS) == [[0, 2], [1]]
+
+
+def test_a_class_links_where_its_attribute_is_spelled() -> None:
+    spelled = "from ze import *\n\ndef f(ctx, p):\n    Pool.release(None, ctx, p)\n"
+    assert prefilter.select(files(pools=OTHER_RELEASE, user=spelled), MODELS) == [[0, 1]]
+    assert prefilter.select(files(pools=OTHER_RELEASE, user=METHOD_USER), MODELS) == [[0], [1]]
+
+
+def test_components_find_what_one_whole_project_finds() -> None:
+    # the grouping is an optimisation: analysing every fixture as one project
+    # must give the same findings as analysing the components one by one
+    paths = sorted(FIXTURES.rglob("*.py"))  # with the cross-module packages
+    sources = [SourceFile(p.relative_to(FIXTURES).as_posix(), p.read_text(encoding="utf-8")) for p in paths]
+    assert len(prefilter.select(sources, MODELS)) > 10
+    whole = project.analyze_project(sources, MODELS, OPTIONS)
+    split = runner.analyze(sources, MODELS, OPTIONS, jobs=1)
+    assert as_data(split) == as_data(whole)

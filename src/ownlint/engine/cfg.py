@@ -71,6 +71,7 @@ class Elem:
     node: cst.CSTNode
     source: str = ""
     origin: cst.CSTNode | None = None
+    stmt: cst.CSTNode | None = None  # the statement the element comes from
 
     def text(self) -> str:
         if self.kind == "bind":
@@ -204,6 +205,7 @@ class _Builder:
         self.frames: list[_Frame] = []
         self.loops: list[_Loop] = []
         self.exc: list[int] = [self.raise_exit]
+        self.at: cst.CSTNode | None = None  # the statement being built, for Elem.stmt
 
     # -- plumbing --------------------------------------------------------
     def new(self, label: str = "") -> int:
@@ -231,6 +233,8 @@ class _Builder:
         return self.exc[-1] != self.raise_exit
 
     def emit(self, elem: Elem) -> None:
+        if elem.stmt is None and self.at is not None:
+            elem = Elem(elem.kind, elem.node, elem.source, elem.origin, self.at)
         cur = self.here()
         if self.protected() and _elem_may_raise(elem, self.call_raises):
             if self.blocks[cur].elems:
@@ -275,6 +279,7 @@ class _Builder:
             self.stmt(s)
 
     def small(self, s: cst.BaseSmallStatement) -> None:
+        self.at = s
         if isinstance(s, cst.Return):
             self.emit(Elem("return", s))
             self.jump(self.exit, 0)
@@ -305,7 +310,9 @@ class _Builder:
         if isinstance(s, cst.SimpleStatementLine):
             for small in s.body:
                 self.small(small)
-        elif isinstance(s, cst.If):
+            return
+        self.at = s
+        if isinstance(s, cst.If):
             self.if_(s)
         elif isinstance(s, cst.While):
             self.while_(s)
@@ -344,6 +351,7 @@ class _Builder:
 
     def if_(self, s: cst.If) -> None:
         then, other, after = self.new(), self.new(), self.new()
+        self.at = s  # an `elif` is a statement of its own
         self.cond(s.test, then, other)
         self.start(then)
         self.body(s.body)
@@ -427,6 +435,7 @@ class _Builder:
             self.edge(dispatch, hb)
             self.start(hb)
             self.exc.append(outer_exc)
+            self.at = s
             self.emit(Elem("bind", h.name.name if h.name is not None else cst.Name("_"), "except", h))
             self.body(h.body)
             self.exc.pop()
@@ -454,7 +463,7 @@ class _Builder:
             self.emit(Elem("eval", item.item, "with", item))
             if item.asname is not None:
                 self.emit(Elem("bind", item.asname.name, "with", item))
-            exits.append(Elem("with_exit", item.item, "", item))
+            exits.append(Elem("with_exit", item.item, "", item, s))
         frame = _Frame(elems=list(reversed(exits)), exc_depth=len(self.exc))
         outer_exc = self.exc_exit_copy(frame)
         self.frames.append(frame)
@@ -478,6 +487,7 @@ class _Builder:
             if not irrefutable:
                 self.edge(test, nxt)
             self.start(body)
+            self.at = s
             self.emit(Elem("bind", case.pattern, "case", case))
             if case.guard is not None:
                 guarded = self.new()

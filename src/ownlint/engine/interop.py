@@ -137,7 +137,7 @@ class InteropEval:
 
                 if self.fa.violations is not None:
                     self.fa.violations.append(
-                        RawViolation("OWN502", self.fa.unit.index, node, source_of(spelled), (), hs.story[:2])
+                        RawViolation("OWN502", self.fa.unit.index, node, source_of(spelled), (), hs.story[:2], stmt=self.fa.at)
                     )
                 return
 

@@ -392,7 +392,7 @@ class MemoryEval:
         from ownlint.engine.typestate import RawViolation
 
         if self.fa.violations is not None:
-            self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, handle, facts, story))
+            self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, handle, facts, story, stmt=self.fa.at))
 
 
 def _struct_name(link: Val) -> str | None:

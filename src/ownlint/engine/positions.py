@@ -24,7 +24,11 @@ with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are
 
 from ownlint.diagnostics import Span
 from ownlint.lines import split_lines
-from ownlint.engine.walk import children
+from ownlint.engine.walk import children, walk
+
+# expressions whose inner positions `ast` gives differently (before Python 3.12,
+# the nodes inside an f-string carry positions relative to the string)
+_OPAQUE: tuple[type, ...] = (cst.FormattedString,)
 
 
 
@@ -134,9 +138,16 @@ def _positions_of(module: cst.Module) -> dict[cst.CSTNode, object]:
         return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
 
 
-def spans(module: cst.Module, source: str, wanted: set[cst.CSTNode]) -> dict[cst.CSTNode, Span]:
+def spans(
+    module: cst.Module, source: str, wanted: dict[cst.CSTNode, cst.CSTNode | None]
+) -> dict[cst.CSTNode, Span]:
     """The span of each wanted node it can place; raises NotFound when the two
-    trees do not line up."""
+    trees do not line up.
+
+    `wanted` maps each node to the statement it is in, when the caller knows
+    (`None` when not). A node with a right hint costs the code generation of
+    its statement only; the others (and any wrong hint) cost a walk over every
+    statement's header nodes to find theirs."""
     with warnings.catch_warnings():  # warnings about the user's code are not ownlint's to print
         warnings.simplefilter("ignore")
         tree = ast.parse(source)
@@ -148,38 +159,110 @@ def spans(module: cst.Module, source: str, wanted: set[cst.CSTNode]) -> dict[cst
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
     out: dict[cst.CSTNode, Span] = {}
-    remaining = set(wanted)
-    stack: list[tuple[list[cst.CSTNode], list[ast.stmt]]] = [(list(module.body), tree.body)]
-    while stack and remaining:
-        cst_body, ast_body = stack.pop()
-        try:
-            pairs = list(_pairs(cst_body, ast_body))
-        except StopIteration:
-            raise NotFound() from None
-        for stmt, node in pairs:
-            mine = [n for n in _header(stmt) if n in remaining]
-            if mine:
-                line0, col0 = node.lineno, chars(node.lineno, node.col_offset)
-                text = lines[line0 - 1] if line0 - 1 < len(lines) else ""
-                indent = text[: len(text) - len(text.lstrip(" \t"))]
-                alone, anchor = _alone(stmt, indent)
-                table = _positions_of(alone)
-                if stmt is not anchor and stmt in remaining:
-                    table[stmt] = table[anchor]
-                origin = table[anchor].start
-                shift = col0 - origin.column  # 0 but where the statement follows `if x:` on its line
-                if isinstance(stmt, cst.If) and text[col0 : col0 + 4] == "elif":
-                    shift += 2  # an `elif` comes out as `if` on its own
 
-                def place(line: int, col: int) -> tuple[int, int]:
-                    return line0 + line - origin.line, col + (shift if line == origin.line else 0)
+    def place(stmt: cst.CSTNode, node: ast.stmt, nodes: Iterable[cst.CSTNode]) -> list[cst.CSTNode]:
+        """Places `nodes` (in `stmt`'s header, paired with `node`); returns those it could not."""
+        line0, col0 = node.lineno, chars(node.lineno, node.col_offset)
+        text = lines[line0 - 1] if line0 - 1 < len(lines) else ""
+        indent = text[: len(text) - len(text.lstrip(" \t"))]
+        alone, anchor = _alone(stmt, indent)
+        table = _positions_of(alone)
+        if stmt is not anchor:
+            table[stmt] = table[anchor]
+        origin = table[anchor].start
+        shift = col0 - origin.column  # 0 but where the statement follows `if x:` on its line
+        if isinstance(stmt, cst.If) and text[col0 : col0 + 4] == "elif":
+            shift += 2  # an `elif` comes out as `if` on its own
+        missed = []
+        for n in nodes:
+            r = table.get(n)
+            if r is None:
+                missed.append(n)
+                continue
+            l1 = line0 + r.start.line - origin.line
+            c1 = r.start.column + (shift if r.start.line == origin.line else 0)
+            l2 = line0 + r.end.line - origin.line
+            c2 = r.end.column + (shift if r.end.line == origin.line else 0)
+            out[n] = Span(l1, c1 + 1, l2, c2 + 1)
+        return missed
 
-                for n in mine:
-                    if n not in table:
-                        raise NotFound()
-                    r = table[n]
-                    (l1, c1), (l2, c2) = place(r.start.line, r.start.column), place(r.end.line, r.end.column)
-                    out[n] = Span(l1, c1 + 1, l2, c2 + 1)
-                    remaining.discard(n)
-            stack.extend(_nested(stmt, node))
+    def span_of(node: ast.AST) -> Span:
+        l1, l2 = node.lineno, node.end_lineno  # type: ignore[attr-defined]
+        return Span(l1, chars(l1, node.col_offset) + 1, l2, chars(l2, node.end_col_offset) + 1)  # type: ignore[attr-defined,arg-type]
+
+    def fast(stmt: cst.CSTNode, node: ast.stmt, nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
+        """Places a small statement, and the calls in it, from `ast` alone; returns the rest."""
+        if not isinstance(stmt, cst.BaseSmallStatement):
+            return nodes
+        calls: list[cst.Call] | None = None
+        missed = []
+        for n in nodes:
+            if n is stmt:
+                out[n] = span_of(node)
+            elif type(n) is cst.Call and not n.lpar:  # type: ignore[attr-defined]
+                if calls is None:
+                    calls = []
+                    for m in walk(stmt):
+                        if type(m) is cst.Call:
+                            calls.append(m)  # type: ignore[arg-type]
+                        elif type(m) in _OPAQUE:
+                            calls = []  # a statement `ast` places differently: codegen it
+                            break
+                    ast_calls = sorted(
+                        (c for c in ast.walk(node) if type(c) is ast.Call),
+                        key=lambda c: (c.lineno, c.col_offset, -c.end_lineno, -c.end_col_offset),  # type: ignore[operator]
+                    )
+                    if len(ast_calls) != len(calls):
+                        calls = []
+                    index = {id(c): a for c, a in zip(calls, ast_calls)}
+                found = index.get(id(n))
+                if found is None:
+                    missed.append(n)
+                else:
+                    out[n] = span_of(found)
+            else:
+                missed.append(n)
+        return missed
+
+    def paired() -> Iterable[tuple[cst.CSTNode, ast.stmt]]:
+        stack: list[tuple[list[cst.CSTNode], list[ast.stmt]]] = [(list(module.body), tree.body)]
+        while stack:
+            cst_body, ast_body = stack.pop()
+            try:
+                pairs = list(_pairs(cst_body, ast_body))
+            except StopIteration:
+                raise NotFound() from None
+            for stmt, node in pairs:
+                yield stmt, node
+                stack.extend(_nested(stmt, node))
+
+    # first the hinted nodes, each in its statement alone
+    by_stmt: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+    for n, hint in wanted.items():
+        if hint is not None:
+            by_stmt.setdefault(hint, []).append(n)
+    if by_stmt:
+        for stmt, node in paired():
+            hinted = by_stmt.pop(stmt, None)
+            if hinted:
+                try:
+                    rest = fast(stmt, node, hinted)
+                    if rest:
+                        place(stmt, node, rest)
+                except NotFound:
+                    pass
+                if not by_stmt:
+                    break
+    remaining = {n for n in wanted if n not in out}
+    if not remaining:
+        return out
+    # then the others: look for them in every statement's header
+    for stmt, node in paired():
+        mine = [n for n in _header(stmt) if n in remaining]
+        if mine:
+            if place(stmt, node, mine):
+                raise NotFound()
+            remaining.difference_update(mine)
+            if not remaining:
+                break
     return out  # the nodes it could place (a caller falls back for the rest)

@@ -26,6 +26,7 @@ from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import SourceFile
 
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_][A-Za-z_0-9]*)", re.MULTILINE)
+_CLASS = re.compile(r"^[ \t]*class[ \t]+([A-Za-z_][A-Za-z_0-9]*)", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -43,6 +44,28 @@ def defined_names(source: str) -> set[str]:
     """Functions and classes a file defines (dunder methods excepted: they are
     reached through objects, not by name)."""
     return {m for m in _DEF.findall(source) if not (m.startswith("__") and m.endswith("__"))}
+
+
+def defined_classes(source: str) -> set[str]:
+    return set(_CLASS.findall(source))
+
+
+def reach_class(source: str, name: str) -> bool:
+    """Whether `source` spells an attribute of the class `name` (`Name.m`)."""
+    return re.search(rf"(?<![A-Za-z_0-9]){re.escape(name)}\s*\.", source) is not None
+
+
+def module_words(f: SourceFile) -> set[str]:
+    """The names by which other files can spell `f`'s module as the last part:
+    its file name, or its directory's for an `__init__.py`."""
+    parts = [p for p in f.path.replace("\\", "/").split("/") if p]
+    stem = parts[-1].rsplit(".", 1)[0] if parts else ""
+    words = {stem}
+    if stem == "__init__" and len(parts) > 1:
+        words.add(parts[-2])
+    if f.module:
+        words.add(f.module.rpartition(".")[2])
+    return words
 
 
 def _any_of(names: Iterable[str]) -> re.Pattern[str]:
@@ -79,7 +102,13 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
         for i in frontier:
             defines[i] = defined_names(files[i].source)
         selected |= frontier
-    # group: files linked by a name one defines and the other uses
+    # group: files linked by a name one defines and the other can reach. A
+    # function of another file is reached only through a dotted name whose
+    # last part but one is its module's or its class's (`helper.release`,
+    # `Holder.release`, after `from helper import release` too), so a use of
+    # `release` links to a file defining it only if the user also names that
+    # file's module; a class links where the user writes `Holder.` (a
+    # `from helper import Holder` names the module, and links by that).
     parent = {i: i for i in selected}
 
     def find(i: int) -> int:
@@ -88,16 +117,28 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
             i = parent[i]
         return i
 
-    owner: dict[str, list[int]] = {}
+    def union(i: int, j: int) -> None:
+        a, b = find(i), find(j)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+    by_class: dict[str, list[int]] = {}
+    by_function: dict[str, list[int]] = {}
     for i in sorted(selected):
+        classes = defined_classes(files[i].source)
         for name in defines[i]:
-            owner.setdefault(name, []).append(i)
+            (by_class if name in classes else by_function).setdefault(name, []).append(i)
+    reach = {i: module_words(files[i]) for i in selected}
     for i in sorted(selected):
-        for name in set(_WORD.findall(files[i].source)) & owner.keys():
-            for j in owner[name]:
-                a, b = find(i), find(j)
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
+        words = set(_WORD.findall(files[i].source))
+        for name in words & by_class.keys():
+            if reach_class(files[i].source, name):
+                for j in by_class[name]:
+                    union(i, j)
+        for name in words & by_function.keys():
+            for j in by_function[name]:
+                if reach[j] & words:
+                    union(i, j)
     groups: dict[int, list[int]] = {}
     for i in sorted(selected):
         groups.setdefault(find(i), []).append(i)

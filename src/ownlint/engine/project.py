@@ -207,11 +207,14 @@ class _Positions:
 
     def __init__(self, units: list[Unit | None]) -> None:
         self.units = units
-        self.wanted: dict[int, set[cst.CSTNode]] = {}
+        self.wanted: dict[int, dict[cst.CSTNode, cst.CSTNode | None]] = {}
         self.cache: dict[int, dict[cst.CSTNode, Span]] = {}
 
-    def want(self, unit: int, node: cst.CSTNode) -> None:
-        self.wanted.setdefault(unit, set()).add(node)
+    def want(self, unit: int, node: cst.CSTNode, stmt: cst.CSTNode | None = None) -> None:
+        """Asks for `node`'s span; `stmt` is the statement it is in, if known."""
+        table = self.wanted.setdefault(unit, {})
+        if table.get(node) is None:
+            table[node] = stmt
 
     def span(self, unit: Unit, node: cst.CSTNode) -> Span:
         table = self.cache.get(unit.index)
@@ -224,12 +227,12 @@ class _Positions:
         return found
 
     def _compute(self, unit: Unit) -> dict[cst.CSTNode, Span]:
-        wanted = self.wanted.get(unit.index, set())
+        wanted = self.wanted.get(unit.index, {})
         try:
             found = positions.spans(unit.module, unit.source, wanted)  # libcst round-trips: the source is the module's code
         except (positions.NotFound, SyntaxError, ValueError, RecursionError):
             return self._slow(unit)
-        return found if wanted <= found.keys() else {**self._slow(unit), **found}
+        return found if wanted.keys() <= found.keys() else {**self._slow(unit), **found}
 
     def _slow(self, unit: Unit) -> dict[cst.CSTNode, Span]:
         wrapper = MetadataWrapper(unit.module, unsafe_skip_copy=True)
@@ -424,11 +427,11 @@ def _analyze_project(files: list[SourceFile], models: ModelSet, options: EngineO
             )
     positions = _Positions(units)
     for unit, node, _, _ in project.budget_notes:
-        positions.want(unit.index, node)
+        positions.want(unit.index, node, node if isinstance(node, cst.BaseCompoundStatement) else None)
     for rv in raw:
-        positions.want(rv.unit, rv.node)
+        positions.want(rv.unit, rv.node, rv.stmt)
         for step in rv.story:
-            positions.want(step.unit, step.node)
+            positions.want(step.unit, step.node, step.stmt)
         for edit in rv.fix[0] if rv.fix else ():
             positions.want(rv.unit, edit.node)
     for unit, node, name, note in project.budget_notes:

@@ -22,7 +22,7 @@ is recorded in `widened`, and ownlint reports it for the function.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Union
 
 import libcst as cst
@@ -48,6 +48,9 @@ class Step:
     unit: int
     node: cst.CSTNode
     label: str
+    # the statement `node` is in, as far as the analysis knew (a hint for
+    # positions.py; a wrong one costs time, never a wrong position)
+    stmt: cst.CSTNode | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,19 +73,36 @@ class HState:
     mapping: tuple | None = None  # an external memory mapping: see memory.py
     prov: str = ""  # "explicit": made on an explicitly created SYCL context (OWN502)
 
+    # dataclasses.replace costs about ten times a plain construction; these
+    # run on every event of every path, so they construct directly
+    def _copy(self, **changes: object) -> "HState":
+        fields = {
+            "kind": self.kind, "reported": self.reported, "story": self.story, "first": self.first,
+            "first_step": self.first_step, "owner": self.owner, "tag": self.tag, "escaped": self.escaped,
+            "mapping": self.mapping, "prov": self.prov,
+        }
+        fields.update(changes)
+        return HState(**fields)  # type: ignore[arg-type]
+
     def but(self, **changes: object) -> "HState":
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return self._copy(**changes)
 
     def with_step(self, kind: str, step: Step, **changes: object) -> "HState":
-        return replace(self, kind=kind, story=self.story + (step,), **changes)  # type: ignore[arg-type]
+        return self._copy(kind=kind, story=self.story + (step,), **changes)
 
     def mark_reported(self) -> "HState":
-        return replace(self, reported=True)
+        return HState(
+            self.kind, True, self.story, self.first, self.first_step, self.owner, self.tag, self.escaped,
+            self.mapping, self.prov,
+        )
 
     def with_first(self, first: str, step: Step) -> "HState":
         if self.first is not None:
             return self
-        return replace(self, first=first, first_step=step)
+        return HState(
+            self.kind, self.reported, self.story, first, step, self.owner, self.tag, self.escaped,
+            self.mapping, self.prov,
+        )
 
 
 # A value a name can hold:

@@ -77,6 +77,7 @@ class RawViolation:
     facts: tuple[tuple[str, str], ...]
     story: tuple[Step, ...]
     fix: tuple = ()  # (edits with .node and .text, safe) when the finding offers one
+    stmt: cst.CSTNode | None = None  # the statement `node` is in, if known (see Step.stmt)
 
 
 @dataclass(slots=True)
@@ -141,6 +142,16 @@ def fold(op: cst.BaseBinaryOp, a: object, b: object) -> Val:
 
 def literal(node: cst.BaseExpression) -> Val:
     """The value of a literal number or string; None for anything else."""
+    kind = type(node)
+    if kind is cst.Integer:
+        try:
+            return ("const", int(node.value, 0))  # type: ignore[attr-defined]
+        except ValueError:
+            pass  # "010" and the like: literal_eval says what Python says
+    elif kind is cst.SimpleString:
+        text = node.value  # type: ignore[attr-defined]
+        if len(text) >= 2 and text[0] == text[-1] in "'\"" and text[1:-1].isalnum():
+            return ("const", text[1:-1])  # a plain word, the common case: no parse needed
     if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
         try:
             return ("const", ast.literal_eval(node.value))
@@ -229,6 +240,7 @@ class FunctionAnalysis:
         self.self_name = self_name
         self.sites: dict[tuple[int, int], int] = {}
         self.violations: list[RawViolation] | None = None  # collecting only in the final pass
+        self.at: cst.CSTNode | None = None  # the statement of the element being run
         self.solution: Solution[StateSet] | None = None
         self.budget_note = ""
         self.steps = 0
@@ -364,6 +376,7 @@ class FunctionAnalysis:
     # -- statements ----------------------------------------------------------
     def exec_elem(self, elem: Elem, st: PathState, choices: dict[cst.CSTNode, int]) -> None:
         ev = _Eval(self, st, choices)
+        self.at = elem.stmt
         node = elem.node
         kind = elem.kind
         ev.site = elem.origin if kind == "with_exit" and elem.origin is not None else node
@@ -412,7 +425,7 @@ class FunctionAnalysis:
         st.heap[obj] = hs.mark_reported()
         if self.violations is not None:
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
-            self.violations.append(RawViolation(code, self.unit.index, node, text, facts, hs.story + extra))
+            self.violations.append(RawViolation(code, self.unit.index, node, text, facts, hs.story + extra, stmt=self.at))
 
     def site_object(self, node: cst.CSTNode, slot: int = 0) -> int:
         key = (id(node), slot)
@@ -422,7 +435,7 @@ class FunctionAnalysis:
         return obj
 
     def step_of(self, node: cst.CSTNode, label: str) -> Step:
-        return Step(self.unit.index, node, label)
+        return Step(self.unit.index, node, label, self.at)
 
 
 class _Eval(MemoryEval, InteropEval):
@@ -1039,7 +1052,7 @@ class _Eval(MemoryEval, InteropEval):
             return
         where = inner if inner is not None else self.fa.step_of(node, "")
         label = f"ownership transferred here, inside `{via.name}`" if via is not None else "ownership transferred here"
-        self.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label), owner=owner)
+        self.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label, where.stmt), owner=owner)
 
     def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val:
         """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
@@ -1054,7 +1067,7 @@ class _Eval(MemoryEval, InteropEval):
         if hs.tag in b.unsupported:
             if self.fa.violations is not None:
                 self.fa.violations.append(
-                    RawViolation("OWN401", self.fa.unit.index, node, source_of(spelled), (("kind", hs.tag),), hs.story)
+                    RawViolation("OWN401", self.fa.unit.index, node, source_of(spelled), (("kind", hs.tag),), hs.story, stmt=self.fa.at)
                 )
             return None
         if hs.owner is not None and hs.kind == OWNER:
@@ -1110,7 +1123,7 @@ class _Eval(MemoryEval, InteropEval):
                     continue
             where = inner if inner is not None else self.fa.step_of(node, "")
             label = f"freed here, inside `{via.name}`" if via is not None else "first freed here"
-            step = Step(where.unit, where.node, label)
+            step = Step(where.unit, where.node, label, where.stmt)
             if obj < 0:
                 hs = hs.with_first("free", step)
             self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
@@ -1231,7 +1244,7 @@ class _Eval(MemoryEval, InteropEval):
                     self.fa.report(self.st, "OWN501", node, obj, spelled, _via(summary), _inner(last, summary, "consumed again here"))
                 else:
                     label = f"consumed here, inside `{summary.name}`"
-                    self.st.heap[obj] = hs.with_step(CONSUMED, Step(last.unit, last.node, label) if last else self.fa.step_of(node, label))
+                    self.st.heap[obj] = hs.with_step(CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label))
         if effect.kind == FREED:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
             self.free(value, node, spelled, summary, where)
@@ -1243,7 +1256,7 @@ class _Eval(MemoryEval, InteropEval):
                 else:
                     hs = self.st.heap.get(obj, HState(LIVE))
                     if not hs.reported and hs.kind in (LIVE, KEPT):
-                        step = Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`") if last else self.fa.step_of(node, "adopted with `keep` here")
+                        step = Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`", last.stmt) if last else self.fa.step_of(node, "adopted with `keep` here")
                         self.st.heap[obj] = hs.with_step(KEPT, step, owner=owner_obj)
 
     def owner_for(
@@ -1330,7 +1343,7 @@ def _via(summary: Summary | None) -> tuple[tuple[str, str], ...]:
 def _inner(step: Step | None, summary: Summary | None, label: str) -> tuple[Step, ...]:
     if step is None or summary is None:
         return ()
-    return (Step(step.unit, step.node, f"{label}, inside `{summary.name}`"),)
+    return (Step(step.unit, step.node, f"{label}, inside `{summary.name}`", step.stmt),)
 
 
 def _declared_outer(node: cst.CSTNode) -> set[str]:

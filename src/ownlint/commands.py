@@ -20,7 +20,6 @@ from typing import NoReturn, TextIO
 
 import click
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 
 from ownlint import api, baseline, fixes
@@ -284,6 +283,8 @@ def explain(code: str) -> None:
     if rule is None:
         fail(f"unknown rule {code!r}; `ownlint rules` lists them")
     if sys.stdout.isatty():
+        from rich.markdown import Markdown  # only here: its import costs more than a cached run
+
         make_console().print(Markdown(rule.markdown()))
     else:
         click.echo(rule.markdown(), nl=False)

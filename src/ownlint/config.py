@@ -20,9 +20,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pathspec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -40,6 +39,9 @@ _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _KNOWN_KEYS = frozenset(
     {"select", "ignore", "exclude", "models", "interop-modules", "page-size", "per-file-ignores"}
 )
+
+if TYPE_CHECKING:
+    import pathspec  # imported where used: it costs a fully cached run 50 ms
 
 
 class ConfigError(ValueError):
@@ -93,9 +95,9 @@ class Config:
         chosen = tuple(normalize_code(c, "--select") for c in select)
         return replace(self, select=chosen, ignore=extra_ignore)
 
-    def exclude_spec(self) -> pathspec.GitIgnoreSpec:
-        """The `exclude` patterns, matched against paths relative to `root`."""
-        return gitignore_spec(self.exclude)
+    def exclude_spec(self) -> pathspec.GitIgnoreSpec | None:
+        """The `exclude` patterns, matched against paths relative to `root` (None: there are none)."""
+        return gitignore_spec(self.exclude) if self.exclude else None
 
     def relative_to_root(self, path: str | os.PathLike[str]) -> str | None:
         """`path` relative to `root`, with "/", or None when it lies outside `root`."""
@@ -121,6 +123,8 @@ class Config:
 @functools.lru_cache(maxsize=256)
 def gitignore_spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
     """Gitignore-style patterns, compiled once."""
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 

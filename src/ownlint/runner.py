@@ -8,11 +8,8 @@ are all cached never does.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import warnings
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 from ownlint import __version__
 from ownlint.cache import Cache
@@ -81,6 +78,10 @@ def _run(
     total = sum(prefilter.lines(c) for c in components)
     if jobs <= 1 or len(components) <= 1 or total < PARALLEL_MIN_LINES:
         return [_analyze_component(c, models, options) for c in components]
+    import multiprocessing  # none of this is needed by a cached or small run
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     results: list[list[FileReport] | None] = [None] * len(components)
     order = sorted(range(len(components)), key=lambda i: -prefilter.lines(components[i]))  # largest first
     try:

@@ -79,11 +79,23 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
     triggers = trigger_words(models)
     if not triggers:
         return []
-    found = _any_of(triggers)
-    # a substring test first (memchr-fast), the word-boundary regex only on candidates
+    # a substring test first (memchr-fast), then the file's words (computed once)
     ordered = sorted(triggers)
+    word_cache: dict[int, set[str]] = {}
+
+    def words_of(i: int) -> set[str]:
+        found = word_cache.get(i)
+        if found is None:
+            found = word_cache[i] = set(_WORD.findall(files[i].source))
+        return found
+
+    plain = {w for w in triggers if _WORD.fullmatch(w)}
+    odd = _any_of(triggers - plain) if triggers - plain else None
     selected = {
-        i for i, f in enumerate(files) if any(w in f.source for w in ordered) and found.search(f.source)
+        i
+        for i, f in enumerate(files)
+        if any(w in f.source for w in ordered)
+        and (not plain.isdisjoint(words_of(i)) or (odd is not None and odd.search(f.source) is not None))
     }
     defines = {i: defined_names(files[i].source) for i in selected}
     # a file that names a function defined in a selected file is selected too
@@ -92,12 +104,11 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
         names = set().union(*(defines[i] for i in frontier))
         if not names:
             break
-        uses = _any_of(names)
         ordered_names = sorted(names)
         frontier = {
             i
             for i, f in enumerate(files)
-            if i not in selected and any(n in f.source for n in ordered_names) and uses.search(f.source)
+            if i not in selected and any(n in f.source for n in ordered_names) and not names.isdisjoint(words_of(i))
         }
         for i in frontier:
             defines[i] = defined_names(files[i].source)
@@ -130,7 +141,7 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
             (by_class if name in classes else by_function).setdefault(name, []).append(i)
     reach = {i: module_words(files[i]) for i in selected}
     for i in sorted(selected):
-        words = set(_WORD.findall(files[i].source))
+        words = words_of(i)
         for name in words & by_class.keys():
             if reach_class(files[i].source, name):
                 for j in by_class[name]:

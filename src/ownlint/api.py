@@ -127,7 +127,7 @@ def check_source(
     shown = display_path(path)
     text = source.removeprefix(_BOM)
     files = [SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
-    return _analyze(files, [], [shown], config, models, started, report_unused_suppressions)
+    return _analyze(files, [], [shown], config, models, started, report_unused_suppressions, incremental=True)
 
 
 def read_source(path: Path, shown: str) -> str | FileError:
@@ -194,8 +194,9 @@ def _analyze(
     report_unused: bool,
     jobs: int | None = None,
     use_cache: bool = False,
+    incremental: bool = False,
 ) -> RunResult:
-    options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size)
+    options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size, incremental=incremental)
     cache = Cache(config.root, models.files, options) if use_cache else None
     reports = _isolated_analysis(sources, models, options, jobs, cache)
     texts = {f.path: f.source for f in sources}

@@ -12,6 +12,7 @@ import warnings
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are not the user's concern
@@ -23,7 +24,7 @@ from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
 from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet
-from ownlint.engine import linear, positions
+from ownlint.engine import incremental, linear, positions
 from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
@@ -201,6 +202,45 @@ def parse(source: str) -> cst.Module:
     return cst.parse_module(source)
 
 
+_PIECES = incremental.PieceCache()  # the language server's: one per process
+
+
+@dataclass(slots=True)
+class _Reused:
+    """One scope's results, kept for the next check of its file (incremental mode)."""
+
+    scope: Scope
+    context: tuple
+    deps: list[tuple[Scope, cst.Call, str, bool, str | None]]  # each resolution: its inputs and target
+    violations: list[RawViolation]
+    summary: Summary | None
+    note: tuple[str, str] | None  # (function, budget note)
+
+
+class _Memory:
+    """What incremental checks of a file keep from one check to the next: the
+    scopes of each unchanged top-level statement (by its parsed piece), and
+    each scope's results. A scope's results are reused when its statement is
+    unchanged, the module's names, constants, models and options are the same,
+    and every call it resolved resolves to the same function, itself reused in
+    this check; otherwise it is analysed again (so are its callers, in turn)."""
+
+    def __init__(self) -> None:
+        self.scopes: dict[str, dict[tuple, tuple[cst.Module, list[Scope]]]] = {}
+        self.results: dict[str, dict[int, _Reused]] = {}
+
+
+_MEMORY = _Memory()
+
+
+def _stat(path: Path) -> tuple[str, int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
 class _Positions:
     """Positions of nodes, computed only for files that have something to report:
     the fast way (positions.py) where it works, libcst's `PositionProvider` where not."""
@@ -235,11 +275,15 @@ class _Positions:
         return found if wanted.keys() <= found.keys() else {**self._slow(unit), **found}
 
     def _slow(self, unit: Unit) -> dict[cst.CSTNode, Span]:
-        wrapper = MetadataWrapper(unit.module, unsafe_skip_copy=True)
-        return {
-            node: Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
-            for node, r in wrapper.resolve(PositionProvider).items()
-        }
+        out: dict[cst.CSTNode, Span] = {}
+        for module, first in unit.pieces or ((unit.module, 1),):
+            shift = first - 1
+            wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+            out.update(
+                (node, Span(r.start.line + shift, r.start.column + 1, r.end.line + shift, r.end.column + 1))
+                for node, r in wrapper.resolve(PositionProvider).items()
+            )
+        return out
 
 
 class Project:
@@ -257,6 +301,27 @@ class Project:
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
         self.units: list[Unit] = []
+        # incremental mode: what a scope's results depend on beyond its own
+        # syntax and the functions it calls (see _Memory)
+        self.context: dict[int, tuple] = {}
+        self.reused: set[int] = set()  # id() of the scopes whose results this check reused
+        self.kept: dict[str, dict[int, _Reused]] = {}
+        if options.incremental:
+            fingerprint = tuple(_stat(p) for p in models.files)
+            for unit in units:
+                names = unit.names
+                self.context[unit.index] = (
+                    unit.path,
+                    unit.index,
+                    names.module,
+                    tuple(sorted(names.imports.items())),
+                    tuple(sorted(names.functions)),
+                    tuple(sorted(names.classes)),
+                    tuple(names.star_modules),
+                    repr(sorted(unit.constants.items())),
+                    options,
+                    fingerprint,
+                )
         for unit in units:
             try:
                 self._add(unit)
@@ -273,10 +338,20 @@ class Project:
         def call_raises(call: cst.Call) -> bool:
             return not models.never_raises(names.qualify(call.func) or "?")
 
-        scopes = [
-            Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None),
-            *collect_scopes(unit.module, unit.names.module, call_raises, unit.source),
-        ]
+        scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None)]
+        if self.options.incremental and unit.pieces:
+            before = _MEMORY.scopes.get(unit.path, {})
+            now: dict[tuple, tuple[cst.Module, list[Scope]]] = {}
+            for piece, _ in unit.pieces:
+                key = (id(piece), self.context[unit.index])
+                kept = before.get(key)
+                if kept is None or kept[0] is not piece:
+                    kept = (piece, collect_scopes(piece, unit.names.module, call_raises, unit.source))
+                now[key] = kept
+                scopes += kept[1]
+            _MEMORY.scopes[unit.path] = now
+        else:
+            scopes += collect_scopes(unit.module, unit.names.module, call_raises, unit.source)
         self.scopes[unit.index] = scopes
         self.scope_index.update((id(sc), i) for i, sc in enumerate(scopes))
         for sc in scopes:
@@ -298,21 +373,65 @@ class Project:
             if scope.qualified:
                 self.summary_of(scope.qualified)  # analyses it, once
             if key not in self.violations:
-                fa = self._analysis(unit, scope)
-                self.violations[key] = fa.run()
-                self._note(unit, scope, fa)
+                self.violations[key], _ = self._evaluate(unit, scope, summary=False)
         return self.violations[key]
 
-    def _note(self, unit: Unit, scope: Scope, fa: FunctionAnalysis) -> None:
-        if fa.budget_note:
-            self.budget_notes.append((unit, scope.cfg.node, fa.name or scope.cfg.name, fa.budget_note))
+    def _evaluate(self, unit: Unit, scope: Scope, summary: bool) -> tuple[list[RawViolation], Summary | None]:
+        """Runs the analysis of `scope` (or, incrementally, reuses its last results)."""
+        context = self.context.get(unit.index)
+        if context is not None:
+            last = _MEMORY.results.get(unit.path, {}).get(id(scope))
+            if (
+                last is not None
+                and last.scope is scope
+                and last.context == context
+                and (last.summary is not None or not summary)
+                and self._still_hold(last.deps)
+            ):
+                self.reused.add(id(scope))
+                self.kept.setdefault(unit.path, {})[id(scope)] = last
+                if last.note is not None:
+                    self.budget_notes.append((unit, scope.cfg.node, *last.note))
+                return last.violations, last.summary
+        deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = [] if context is not None else None
+        fa = self._analysis(unit, scope, deps)
+        violations = fa.run()
+        made = fa.summary(scope.defaults) if summary else None
+        note = (fa.name or scope.cfg.name, fa.budget_note) if fa.budget_note else None
+        if note is not None:
+            self.budget_notes.append((unit, scope.cfg.node, *note))
+        if context is not None and deps is not None:
+            self.kept.setdefault(unit.path, {})[id(scope)] = _Reused(scope, context, deps, violations, made, note)
+        return violations, made
 
-    def _analysis(self, unit: Unit, scope: Scope) -> FunctionAnalysis:
+    def _still_hold(self, deps: list[tuple[Scope, cst.Call, str, bool, str | None]]) -> bool:
+        for scope, call, qualified, on_self, target in deps:
+            if self._target(scope, call, qualified, on_self) != target:
+                return False
+            if target is not None:
+                self.summary_of(target)
+                if id(self.functions[target][1]) not in self.reused:
+                    return False
+        return True
+
+    def finish(self) -> None:
+        """Keeps this check's results for the next (incremental mode)."""
+        for path, results in self.kept.items():
+            _MEMORY.results[path] = results
+
+    def _analysis(
+        self, unit: Unit, scope: Scope, deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = None
+    ) -> FunctionAnalysis:
         name = scope.qualified.rpartition(".")[2] if scope.qualified else scope.cfg.name
         if scope.class_qualified:
             name = f"{scope.class_qualified.rpartition('.')[2]}.{name}"
 
         def resolve(call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
+            if deps is not None:
+                target = self._target(scope, call, qualified, on_self)
+                # a call into a function still being analysed (recursion) sees it unfinished:
+                # results that depend on the order of analysis are never reused
+                deps.append((scope, call, qualified, on_self, "<recursive>" if target in self.in_progress else target))
             return self.resolve(scope, call, qualified, on_self)
 
         fa = FunctionAnalysis(unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve)
@@ -331,10 +450,9 @@ class Project:
             return Summary(qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,))
         self.in_progress.add(qualified)
         try:
-            fa = self._analysis(unit, scope)
-            violations = fa.run()
-            summary = fa.summary(scope.defaults)
-            self._note(unit, scope, fa)
+            violations, made = self._evaluate(unit, scope, summary=True)
+            assert made is not None
+            summary = made
         finally:
             self.in_progress.discard(qualified)
         self.violations[(unit.index, self.scope_index[id(scope)])] = violations
@@ -342,6 +460,11 @@ class Project:
         return summary
 
     def resolve(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
+        target = self._target(scope, call, qualified, on_self)
+        return None if target is None else self.summary_of(target)
+
+    def _target(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> str | None:
+        """The function of the checked tree that `call` reaches, if any."""
         target: str | None = None
         if on_self and scope.class_qualified and isinstance(call.func, cst.Attribute):
             candidate = f"{scope.class_qualified}.{call.func.attr.value}"
@@ -353,9 +476,7 @@ class Project:
             candidates = self.by_last_name.get(qualified.rpartition(".")[2], ())
             ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
             target = ends[0] if len(ends) == 1 else None
-        if target is None:
-            return None
-        return self.summary_of(target)
+        return target
 
 
 def unique_module_names(files: list[SourceFile]) -> list[str]:
@@ -425,6 +546,7 @@ def _analyze_project(files: list[SourceFile], models: ModelSet, options: EngineO
             reports[unit.index].errors.append(
                 FileError(unit.path, f"internal error in ownlint {__version__}: {type(exc).__name__}: {exc}")
             )
+    project.finish()
     positions = _Positions(units)
     for unit, node, _, _ in project.budget_notes:
         positions.want(unit.index, node, node if isinstance(node, cst.BaseCompoundStatement) else None)
@@ -508,7 +630,11 @@ def _load(
         report.errors.append(FileError(f.path, dense))
         return None
     try:
-        module = parse(f.source)
+        if options.incremental:
+            parsed = _PIECES.parse(f.source)
+            module, pieces = parsed.module, parsed.pieces
+        else:
+            module, pieces = parse(f.source), ()
     except cst.ParserSyntaxError as exc:
         python_line = _python_syntax_line(f.source)
         line = max(1, python_line if python_line is not None else exc.raw_line)
@@ -525,7 +651,7 @@ def _load(
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to analyse"))
         return None
-    return Unit(i, f.path, module, names, constants, f.source)  # type: ignore[arg-type]
+    return Unit(i, f.path, module, names, constants, f.source, pieces)  # type: ignore[arg-type]
 
 
 __all__ = ["EngineOptions", "SourceFile", "analyze_project", "Step"]

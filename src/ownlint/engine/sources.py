@@ -17,6 +17,7 @@ class SourceFile:
 class EngineOptions:
     interop_modules: tuple[str, ...] = ()
     page_size: int | None = None  # None: symbolic
+    incremental: bool = False  # re-parse only the top-level statements that changed (engine/incremental.py)
 
 
 def module_names(paths: list[str]) -> dict[str, str]:

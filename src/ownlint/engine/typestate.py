@@ -90,6 +90,7 @@ class Unit:
     names: ModuleNames
     constants: dict[str, Val] = field(default_factory=dict)
     source: str = ""
+    pieces: tuple[tuple[cst.Module, int], ...] = ()  # see incremental.Parsed; () = the module itself, from line 1
 
 
 class BudgetExceeded(Exception):

@@ -62,15 +62,16 @@ class _Finder:
         self.found: list[RawViolation] = []
         self.skip: set[int] = set()  # nodes under `del`
         self.seen: set[int] = set()
+        self.at: cst.CSTNode | None = None  # the statement being walked (a hint for positions)
         # per function: locals bound once to a string; dict name -> deprecated keys set in it
         self.scopes: list[tuple[dict[str, str], dict[str, list[tuple[cst.CSTNode, str]]]]] = [({}, {})]
         self.locals: list[dict[str, str]] = [{}]
         self.dicts: list[dict[str, list[tuple[cst.CSTNode, str]]]] = [{}]
 
     def run(self, module: cst.Module) -> None:
-        stack: list[tuple[cst.CSTNode, int]] = [(module, 0)]
+        stack: list[tuple[cst.CSTNode, int, cst.CSTNode | None]] = [(module, 0, None)]
         while stack:
-            node, scope = stack.pop()
+            node, scope, self.at = stack.pop()
             if isinstance(node, cst.FunctionDef):
                 self.scopes.append((_string_locals(node), {}))
                 scope = len(self.scopes) - 1
@@ -78,7 +79,8 @@ class _Finder:
             visit = getattr(self, "visit_" + type(node).__name__, None)
             if visit is not None:
                 visit(node)
-            stack.extend((c, scope) for c in reversed(list(children(node))))
+            stmt = node if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) else self.at
+            stack.extend((c, scope, stmt) for c in reversed(children(node)))
 
     # -- keys -------------------------------------------------------------------
     def key(self, node: cst.BaseExpression) -> str | None:
@@ -95,7 +97,7 @@ class _Finder:
             return
         self.seen.add(id(node))
         facts: list[tuple[str, str]] = [("how", how), ("variable", name), ("replacement", self.env.replacement)]
-        self.found.append(RawViolation("OWN601", self.unit, node, name, tuple(facts), (), fix=(edits, safe)))
+        self.found.append(RawViolation("OWN601", self.unit, node, name, tuple(facts), (), fix=(edits, safe), stmt=self.at))
 
     def fix_for(self, key: cst.BaseExpression, value: cst.BaseExpression | None) -> tuple[tuple[Edit, ...], bool]:
         """Rename the key, and translate a literal value, when both are literals."""

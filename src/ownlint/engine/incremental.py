@@ -36,6 +36,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines with their ends,
 class Parsed:
     module: cst.Module
     pieces: tuple[tuple[cst.Module, int], ...]  # each parsed piece and its first line in the file
+    tree: ast.Module | None = None  # CPython's tree of the same source, when it was made
 
 
 def parse_whole(source: str) -> Parsed:
@@ -52,7 +53,8 @@ class PieceCache:
         self.parsed = 0  # pieces parsed (not found), for tests and measurements
 
     def parse(self, source: str) -> Parsed:
-        starts = _piece_starts(source)
+        tree = _ast_of(source)
+        starts = _piece_starts(tree) if tree is not None else None
         if starts is None or len(starts) < 2:
             return parse_whole(source)
         lines = _LINE.findall(source)
@@ -77,19 +79,22 @@ class PieceCache:
             self.pieces.popitem(last=False)
         body = [stmt for m in modules for stmt in m.body]
         whole = cst.Module(body=body, header=modules[0].header, footer=modules[-1].footer)
-        return Parsed(whole, tuple(zip(modules, starts)))
+        return Parsed(whole, tuple(zip(modules, starts)), tree)
 
 
-def _piece_starts(source: str) -> list[int] | None:
-    """The first line of each piece: 1, then each top-level statement's first
-    line (its first decorator's) that does not share a line with the statement
-    before; None when CPython cannot parse the source."""
+def _ast_of(source: str) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+            return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def _piece_starts(tree: ast.Module) -> list[int]:
+    """The first line of each piece: 1, then each top-level statement's first
+    line (its first decorator's) that does not share a line with the statement
+    before."""
     starts: list[int] = []
     end = 0
     for stmt in tree.body:

@@ -139,7 +139,10 @@ def _positions_of(module: cst.Module) -> dict[cst.CSTNode, object]:
 
 
 def spans(
-    module: cst.Module, source: str, wanted: dict[cst.CSTNode, cst.CSTNode | None]
+    module: cst.Module,
+    source: str,
+    wanted: dict[cst.CSTNode, cst.CSTNode | None],
+    tree: ast.Module | None = None,
 ) -> dict[cst.CSTNode, Span]:
     """The span of each wanted node it can place; raises NotFound when the two
     trees do not line up.
@@ -148,9 +151,10 @@ def spans(
     (`None` when not). A node with a right hint costs the code generation of
     its statement only; the others (and any wrong hint) cost a walk over every
     statement's header nodes to find theirs."""
-    with warnings.catch_warnings():  # warnings about the user's code are not ownlint's to print
-        warnings.simplefilter("ignore")
-        tree = ast.parse(source)
+    if tree is None:
+        with warnings.catch_warnings():  # warnings about the user's code are not ownlint's to print
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
     lines = split_lines(source)  # only \n, \r\n and \r end a line, as for the parser
 
     def chars(line: int, byte_col: int) -> int:

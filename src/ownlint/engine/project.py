@@ -269,7 +269,7 @@ class _Positions:
     def _compute(self, unit: Unit) -> dict[cst.CSTNode, Span]:
         wanted = self.wanted.get(unit.index, {})
         try:
-            found = positions.spans(unit.module, unit.source, wanted)  # libcst round-trips: the source is the module's code
+            found = positions.spans(unit.module, unit.source, wanted, unit.tree)  # libcst round-trips: the source is the module's code
         except (positions.NotFound, SyntaxError, ValueError, RecursionError):
             return self._slow(unit)
         return found if wanted.keys() <= found.keys() else {**self._slow(unit), **found}
@@ -555,7 +555,7 @@ def _analyze_project(files: list[SourceFile], models: ModelSet, options: EngineO
         for step in rv.story:
             positions.want(step.unit, step.node, step.stmt)
         for edit in rv.fix[0] if rv.fix else ():
-            positions.want(rv.unit, edit.node)
+            positions.want(rv.unit, edit.node, rv.stmt)  # a fix edits the statement of its finding
     for unit, node, name, note in project.budget_notes:
         line = positions.span(unit, node).line
         reports[unit.index].errors.append(
@@ -632,9 +632,9 @@ def _load(
     try:
         if options.incremental:
             parsed = _PIECES.parse(f.source)
-            module, pieces = parsed.module, parsed.pieces
+            module, pieces, tree = parsed.module, parsed.pieces, parsed.tree
         else:
-            module, pieces = parse(f.source), ()
+            module, pieces, tree = parse(f.source), (), None
     except cst.ParserSyntaxError as exc:
         python_line = _python_syntax_line(f.source)
         line = max(1, python_line if python_line is not None else exc.raw_line)
@@ -651,7 +651,7 @@ def _load(
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to analyse"))
         return None
-    return Unit(i, f.path, module, names, constants, f.source, pieces)  # type: ignore[arg-type]
+    return Unit(i, f.path, module, names, constants, f.source, pieces, tree)  # type: ignore[arg-type]
 
 
 __all__ = ["EngineOptions", "SourceFile", "analyze_project", "Step"]

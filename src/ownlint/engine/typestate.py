@@ -91,6 +91,7 @@ class Unit:
     constants: dict[str, Val] = field(default_factory=dict)
     source: str = ""
     pieces: tuple[tuple[cst.Module, int], ...] = ()  # see incremental.Parsed; () = the module itself, from line 1
+    tree: ast.Module | None = None  # CPython's tree of `source`, when one was made already
 
 
 class BudgetExceeded(Exception):

@@ -7,9 +7,9 @@ Level Zero function, `make_queue`, `get_native`, `__dlpack__`,
 what keeps ownlint near the cost of reading the files on a tree that is
 mostly not interop code.
 
-Files that may affect each other's findings (one names a function another
-defines) are grouped into components: each component is analysed on its
-own, in parallel and cached as a unit.
+Files that may affect each other's findings (one can call a function the
+other defines: see `select`) are grouped into components: each component is
+analysed on its own, in parallel and cached as a unit.
 
 Known limits (deliberate): a file that is not selected is not parsed, so a
 syntax error in it is not reported (OWN001 covers the files ownlint

@@ -72,6 +72,16 @@ def test_parallel_output_is_identical_to_one_job(monkeypatch: pytest.MonkeyPatch
     assert any(r.diagnostics for r in one)
 
 
+def test_batches_hold_every_component_once_largest_first() -> None:
+    components = [[SourceFile(f"f{i}.py", "x = 1\n" * n)] for i, n in enumerate([5, 400, 1, 30, 30, 2, 90])]
+    batches = runner._batches(components, jobs=2)
+    flat = [i for batch in batches for i in batch]
+    assert sorted(flat) == list(range(len(components)))
+    assert flat[0] == 1 and len(batches) > 1
+    sizes = [prefilter.lines(components[i]) for i in flat]
+    assert sizes == sorted(sizes, reverse=True)
+
+
 class TestCache:
     def counting(self, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         calls: list[list[str]] = []

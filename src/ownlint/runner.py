@@ -72,6 +72,40 @@ def _analyze_component(files: list[SourceFile], models: ModelSet, options: Engin
     return project.analyze_project(files, models, options)
 
 
+_WORKER: tuple[ModelSet, EngineOptions] | None = None  # a worker process's models and options, sent once
+
+
+def _start_worker(models: ModelSet, options: EngineOptions) -> None:
+    global _WORKER
+    _WORKER = (models, options)
+
+
+def _analyze_batch(batch: list[list[SourceFile]]) -> list[list[FileReport]]:
+    assert _WORKER is not None
+    models, options = _WORKER
+    return [_analyze_component(c, models, options) for c in batch]
+
+
+def _batches(components: list[list[SourceFile]], jobs: int) -> list[list[int]]:
+    """Component indices grouped into tasks, largest first: a few tasks per
+    worker (so the work balances), each big enough that sending it costs
+    little next to analysing it (a real tree has hundreds of small components)."""
+    sizes = [prefilter.lines(c) for c in components]
+    target = max(1, sum(sizes) // (jobs * 8))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    filled = 0
+    for i in sorted(range(len(components)), key=lambda i: -sizes[i]):
+        current.append(i)
+        filled += sizes[i]
+        if filled >= target:
+            batches.append(current)
+            current, filled = [], 0
+    if current:
+        batches.append(current)
+    return batches
+
+
 def _run(
     components: list[list[SourceFile]], models: ModelSet, options: EngineOptions, jobs: int
 ) -> list[list[FileReport]]:
@@ -83,13 +117,15 @@ def _run(
     from concurrent.futures.process import BrokenProcessPool
 
     results: list[list[FileReport] | None] = [None] * len(components)
-    order = sorted(range(len(components)), key=lambda i: -prefilter.lines(components[i]))  # largest first
     try:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(components)), mp_context=context) as pool:
-            futures = {i: pool.submit(_analyze_component, components[i], models, options) for i in order}
-            for i, future in futures.items():
-                results[i] = future.result()
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(components)), mp_context=context, initializer=_start_worker, initargs=(models, options)
+        ) as pool:
+            futures = [(batch, pool.submit(_analyze_batch, [components[i] for i in batch])) for batch in _batches(components, jobs)]
+            for batch, future in futures:
+                for i, result in zip(batch, future.result()):
+                    results[i] = result
     except (BrokenProcessPool, OSError) as error:
         reason = f"internal error in ownlint {__version__}: worker process failed: {type(error).__name__}"
         for i, component in enumerate(components):

@@ -22,14 +22,13 @@ ordinary way, so errors are reported exactly as without this module.
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 
 import libcst as cst
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")  # lines with their ends, as the parser counts them
+from ownlint.lines import line_starts
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +56,13 @@ class PieceCache:
         starts = _piece_starts(tree) if tree is not None else None
         if starts is None or len(starts) < 2:
             return parse_whole(source)
-        lines = _LINE.findall(source)
-        bounds = [*starts, len(lines) + 1]
+        offsets = [*line_starts(source), len(source)]  # where line n begins: offsets[n - 1]
+        bounds = [*starts, len(offsets)]
         modules: list[cst.Module] = []
         used: set[str] = set()
         try:
             for first, nxt in zip(bounds, bounds[1:]):
-                text = "".join(lines[first - 1 : nxt - 1])
+                text = source[offsets[first - 1] : offsets[nxt - 1]]
                 module = self.pieces.get(text) if text not in used else None  # never the same nodes twice in a file
                 if module is None:
                     module = cst.parse_module(text)

@@ -500,7 +500,7 @@ def unique_module_names(files: list[SourceFile]) -> list[str]:
 
 
 @contextlib.contextmanager
-def _trees_outside_gc() -> Iterator[None]:
+def _trees_outside_gc() -> Iterator[bool]:
     """Keeps the cyclic garbage collector off the syntax trees.
 
     A libcst tree is a few hundred thousand objects with no reference cycles;
@@ -508,11 +508,12 @@ def _trees_outside_gc() -> Iterator[None]:
     collection would walk all of them again (measured: a quarter of the parse
     time on the dense corpus). Each tree is frozen out of the collector once
     built (`gc.freeze`); reference counting still frees it when it is dropped,
-    and `gc.unfreeze` at the end hands back whatever else was frozen."""
+    and `gc.unfreeze` at the end hands back whatever else was frozen. The
+    collector is off while the trees are built; yields whether it was on."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        yield enabled
     finally:
         gc.unfreeze()
         if enabled:
@@ -522,11 +523,13 @@ def _trees_outside_gc() -> Iterator[None]:
 def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
     """One report per file, in the order given. Never raises for one file's sake:
     an internal error in a file becomes an error entry in its report."""
-    with _trees_outside_gc():
-        return _analyze_project(files, models, options)
+    with _trees_outside_gc() as collecting:
+        return _analyze_project(files, models, options, collecting)
 
 
-def _analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
+def _analyze_project(
+    files: list[SourceFile], models: ModelSet, options: EngineOptions, collecting: bool
+) -> list[FileReport]:
     reports = [FileReport(f.path) for f in files]
     modnames = unique_module_names(files)
     units: list[Unit | None] = []
@@ -534,7 +537,8 @@ def _analyze_project(files: list[SourceFile], models: ModelSet, options: EngineO
     for i, f in enumerate(files):
         units.append(_load(i, f, modnames[i], reports[i], sink, models, options))
         gc.freeze()
-    gc.enable()  # for the analysis's own garbage; the trees are out of its way
+    if collecting:
+        gc.enable()  # for the analysis's own garbage; the trees are out of its way
     project = Project([u for u in units if u is not None], models, options, reports)
     raw: list[RawViolation] = []
     for unit in project.units:

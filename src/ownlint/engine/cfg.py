@@ -160,10 +160,10 @@ CallRaises = Callable[[cst.Call], bool]
 
 
 def may_raise(node: cst.CSTNode, call_raises: CallRaises | None = None) -> bool:
-    if isinstance(node, (cst.Raise, cst.Assert)):
+    if type(node) in (cst.Raise, cst.Assert):
         return True
     for n in walk(node, into_scopes=False):  # a lambda's body runs later, if at all
-        if isinstance(n, cst.Call) and (call_raises is None or call_raises(n)):
+        if type(n) is cst.Call and (call_raises is None or call_raises(n)):
             return True
     return False
 
@@ -269,9 +269,9 @@ class _Builder:
 
     # -- statements ------------------------------------------------------
     def body(self, stmts: Sequence[cst.BaseStatement] | cst.BaseSuite) -> None:
-        if isinstance(stmts, cst.IndentedBlock):
+        if type(stmts) is cst.IndentedBlock:
             stmts = stmts.body
-        elif isinstance(stmts, cst.SimpleStatementSuite):
+        elif type(stmts) is cst.SimpleStatementSuite:
             for small in stmts.body:
                 self.small(small)
             return
@@ -280,23 +280,23 @@ class _Builder:
 
     def small(self, s: cst.BaseSmallStatement) -> None:
         self.at = s
-        if isinstance(s, cst.Return):
+        if type(s) is cst.Return:
             self.emit(Elem("return", s))
             self.jump(self.exit, 0)
-        elif isinstance(s, cst.Raise):
+        elif type(s) is cst.Raise:
             self.emit(Elem("raise", s))
             cur = self.here()
             self.edge(cur, self.exc[-1], "raise")
             self.cur = None
-        elif isinstance(s, cst.Break):
+        elif type(s) is cst.Break:
             if self.loops:
                 loop = self.loops[-1]
                 self.jump(loop.after, loop.frames)
-        elif isinstance(s, cst.Continue):
+        elif type(s) is cst.Continue:
             if self.loops:
                 loop = self.loops[-1]
                 self.jump(loop.head, loop.frames)
-        elif isinstance(s, cst.Assert):
+        elif type(s) is cst.Assert:
             ok = self.new()
             fail = self.new()
             self.cond(s.test, ok, fail)
@@ -307,40 +307,40 @@ class _Builder:
             self.emit(Elem("stmt", s))
 
     def stmt(self, s: cst.BaseStatement) -> None:
-        if isinstance(s, cst.SimpleStatementLine):
+        if type(s) is cst.SimpleStatementLine:
             for small in s.body:
                 self.small(small)
             return
         self.at = s
-        if isinstance(s, cst.If):
+        if type(s) is cst.If:
             self.if_(s)
-        elif isinstance(s, cst.While):
+        elif type(s) is cst.While:
             self.while_(s)
-        elif isinstance(s, cst.For):
+        elif type(s) is cst.For:
             self.for_(s)
-        elif isinstance(s, (cst.Try, cst.TryStar)):
+        elif type(s) in (cst.Try, cst.TryStar):
             self.try_(s)
-        elif isinstance(s, cst.With):
+        elif type(s) is cst.With:
             self.with_(s)
-        elif isinstance(s, cst.Match):
+        elif type(s) is cst.Match:
             self.match_(s)
-        elif isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+        elif type(s) in (cst.FunctionDef, cst.ClassDef):
             self.emit(Elem("def", s))
         else:  # pragma: no cover - every compound statement is listed above
             self.emit(Elem("stmt", s))
 
     def cond(self, test: cst.BaseExpression, t: int, f: int) -> None:
         """Branch on `test`: to `t` where it holds, to `f` where it fails."""
-        if isinstance(test, cst.BooleanOperation):
+        if type(test) is cst.BooleanOperation:
             mid = self.new()
-            if isinstance(test.operator, cst.And):
+            if type(test.operator) is cst.And:
                 self.cond(test.left, mid, f)
             else:
                 self.cond(test.left, t, mid)
             self.start(mid)
             self.cond(test.right, t, f)
             return
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             self.cond(test.expression, f, t)
             return
         self.emit(Elem("eval", test))
@@ -357,9 +357,9 @@ class _Builder:
         self.body(s.body)
         self.edge(self.cur, after)
         self.start(other)
-        if isinstance(s.orelse, cst.If):
+        if type(s.orelse) is cst.If:
             self.if_(s.orelse)
-        elif isinstance(s.orelse, cst.Else):
+        elif type(s.orelse) is cst.Else:
             self.body(s.orelse.body)
         self.edge(self.cur, after)
         self.start(after)
@@ -483,7 +483,7 @@ class _Builder:
             body = self.new("case")
             nxt = self.new()
             self.edge(test, body)
-            irrefutable = isinstance(case.pattern, cst.MatchAs) and case.pattern.pattern is None and case.guard is None
+            irrefutable = type(case.pattern) is cst.MatchAs and case.pattern.pattern is None and case.guard is None
             if not irrefutable:
                 self.edge(test, nxt)
             self.start(body)

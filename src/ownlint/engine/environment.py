@@ -40,7 +40,7 @@ class Edit:
 
 
 def _string(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         with warnings.catch_warnings():  # an invalid escape is the user's business
             warnings.simplefilter("ignore")
             value = node.evaluated_value
@@ -72,7 +72,7 @@ class _Finder:
         stack: list[tuple[cst.CSTNode, int, cst.CSTNode | None]] = [(module, 0, None)]
         while stack:
             node, scope, self.at = stack.pop()
-            if isinstance(node, cst.FunctionDef):
+            if type(node) is cst.FunctionDef:
                 self.scopes.append((_string_locals(node), {}))
                 scope = len(self.scopes) - 1
             self.locals, self.dicts = [self.scopes[scope][0]], [self.scopes[scope][1]]
@@ -85,7 +85,7 @@ class _Finder:
     # -- keys -------------------------------------------------------------------
     def key(self, node: cst.BaseExpression) -> str | None:
         text = _string(node)
-        if text is None and isinstance(node, cst.Name):
+        if text is None and type(node) is cst.Name:
             text = self.locals[-1].get(node.value)
             if text is None:
                 v = self.constants.get(node.value)
@@ -101,10 +101,10 @@ class _Finder:
 
     def fix_for(self, key: cst.BaseExpression, value: cst.BaseExpression | None) -> tuple[tuple[Edit, ...], bool]:
         """Rename the key, and translate a literal value, when both are literals."""
-        if not isinstance(key, cst.SimpleString) or value is None:
+        if type(key) is not cst.SimpleString or value is None:
             return (), False
         old = _string(value)
-        if old is None or not isinstance(value, cst.SimpleString):
+        if old is None or type(value) is not cst.SimpleString:
             return (), False
         edits = [Edit(key, _quote(key, self.env.replacement))]
         exact = _EXACT.get(old)
@@ -130,7 +130,7 @@ class _Finder:
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             target = t.target
-            if isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+            if type(target) is cst.Subscript and len(target.slice) == 1 and type(target.slice[0].slice) is cst.Index:
                 k = target.slice[0].slice.value
                 name = self.key(k)
                 if name is None:
@@ -139,17 +139,17 @@ class _Finder:
                 if self.is_mapping(target.value):
                     edits, safe = self.fix_for(k, node.value)
                     self.report(node, "set", name, edits, safe)
-                elif isinstance(target.value, cst.Name):
+                elif type(target.value) is cst.Name:
                     self.dicts[-1].setdefault(target.value.value, []).append((node, name))
-            elif isinstance(target, cst.Name) and isinstance(node.value, cst.Dict):
+            elif type(target) is cst.Name and type(node.value) is cst.Dict:
                 for el in node.value.elements:
-                    if isinstance(el, cst.DictElement):
+                    if type(el) is cst.DictElement:
                         name = self.key(el.key)
                         if name is not None:
                             self.dicts[-1].setdefault(target.value, []).append((el.key, name))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if id(node) in self.skip or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        if id(node) in self.skip or len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
             return
         name = self.key(node.slice[0].slice.value)
         if name is not None and self.is_mapping(node.value):
@@ -157,7 +157,7 @@ class _Finder:
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         for c in node.comparisons:
-            if isinstance(c.operator, cst.In) and self.is_mapping(c.comparator):
+            if type(c.operator) is cst.In and self.is_mapping(c.comparator):
                 name = self.key(node.left)
                 if name is not None:
                     self.report(node, "read", name)
@@ -168,9 +168,9 @@ class _Finder:
         args = [a for a in node.args if a.keyword is None and not a.star]
         if head in self.env.mappings and last in self.env.read_methods and node.args:
             first = node.args[0].value
-            if isinstance(first, cst.Dict):
+            if type(first) is cst.Dict:
                 for el in first.elements:
-                    if isinstance(el, cst.DictElement) and self.key(el.key) is not None:
+                    if type(el) is cst.DictElement and self.key(el.key) is not None:
                         self.report(node, "set", self.key(el.key) or "", *self.fix_for(el.key, el.value))
             else:
                 name = self.key(first)
@@ -192,13 +192,13 @@ class _Finder:
             self.child_environment(value)
 
     def child_environment(self, value: cst.BaseExpression) -> None:
-        if isinstance(value, cst.Dict):
+        if type(value) is cst.Dict:
             for el in value.elements:
-                if isinstance(el, cst.DictElement):
+                if type(el) is cst.DictElement:
                     name = self.key(el.key)
                     if name is not None:
                         self.report(el.key, "env", name, *self.fix_for(el.key, el.value))
-        elif isinstance(value, cst.Name):
+        elif type(value) is cst.Name:
             for node, name in self.dicts[-1].get(value.value, []):
                 self.report(node, "env", name)
 
@@ -212,9 +212,9 @@ def _string_locals(fn: cst.FunctionDef) -> dict[str, str]:
     counts: dict[str, int] = {}
     values: dict[str, str | None] = {}
     for node in walk(fn.body, into_scopes=False):
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             for t in node.targets:
-                if isinstance(t.target, cst.Name):
+                if type(t.target) is cst.Name:
                     counts[t.target.value] = counts.get(t.target.value, 0) + 1
                     values[t.target.value] = _string(node.value)
     return {k: v for k, v in values.items() if counts[k] == 1 and v is not None}

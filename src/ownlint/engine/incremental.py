@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ownlint.engine.parsing import parse_module
 from ownlint.lines import line_starts
 
 
@@ -39,7 +40,7 @@ class Parsed:
 
 
 def parse_whole(source: str) -> Parsed:
-    module = cst.parse_module(source)
+    module = parse_module(source)
     return Parsed(module, ((module, 1),))
 
 
@@ -65,7 +66,7 @@ class PieceCache:
                 text = source[offsets[first - 1] : offsets[nxt - 1]]
                 module = self.pieces.get(text) if text not in used else None  # never the same nodes twice in a file
                 if module is None:
-                    module = cst.parse_module(text)
+                    module = parse_module(text)
                     self.parsed += 1
                     if text not in used:
                         self.pieces[text] = module

@@ -188,9 +188,9 @@ class InteropEval:
 
     def outside(self: "_Eval", base: cst.BaseExpression) -> bool:
         """Whether a container named by `base` was made outside this function."""
-        while isinstance(base, (cst.Attribute, cst.Subscript)):
+        while type(base) in (cst.Attribute, cst.Subscript):
             base = base.value
-        if not isinstance(base, cst.Name):
+        if type(base) is not cst.Name:
             return False
         v = self.st.env.get(base.value)
         return v is None or (isinstance(v, int) and v < 0)
@@ -220,8 +220,8 @@ class InteropEval:
 def _empty(v: Val, expr: cst.BaseExpression) -> bool:
     if v == ("seq", ()):
         return True
-    return isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, (cst.Name, cst.Attribute)) and (
-        (expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value).endswith("List")
+    return type(expr) is cst.Call and not expr.args and type(expr.func) in (cst.Name, cst.Attribute) and (
+        (expr.func.value if type(expr.func) is cst.Name else expr.func.attr.value).endswith("List")
     )
 
 

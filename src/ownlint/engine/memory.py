@@ -96,7 +96,7 @@ class MemoryEval:
 
     def arith(self: "_Eval", op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None:
         """`left op right` on forms and addresses; None when not about memory."""
-        if isinstance(op, cst.BitOr):
+        if type(op) is cst.BitOr:
             names: set[str] = set()
             for side in (left, right):
                 if isinstance(side, tuple) and side and side[0] == "sym":
@@ -106,15 +106,15 @@ class MemoryEval:
                 else:
                     return None
             return ("flags", tuple(sorted(names)))
-        if isinstance(left, tuple) and left and left[0] == "addr" and isinstance(op, (cst.Add, cst.Subtract)):
+        if isinstance(left, tuple) and left and left[0] == "addr" and type(op) in (cst.Add, cst.Subtract):
             delta = as_lin(right)
             if delta is None or left[2] is None:
                 return ("addr", left[1], None)
-            return ("addr", left[1], linear.add(left[2], delta, 1 if isinstance(op, cst.Add) else -1))
+            return ("addr", left[1], linear.add(left[2], delta, 1 if type(op) is cst.Add else -1))
         a, b = as_lin(left), as_lin(right)
         if a is None and b is None:
             return None
-        if isinstance(op, cst.Multiply):
+        if type(op) is cst.Multiply:
             a = a if a is not None else self.symbol_for(left)
             b = b if b is not None else self.symbol_for(right)
             if a is None or b is None:
@@ -123,9 +123,9 @@ class MemoryEval:
             return lin_value(product) if product is not None else None
         if a is None or b is None:
             return None
-        if isinstance(op, cst.Add):
+        if type(op) is cst.Add:
             return lin_value(linear.add(a, b))
-        if isinstance(op, cst.Subtract):
+        if type(op) is cst.Subtract:
             return lin_value(linear.add(a, b, -1))
         return None
 
@@ -135,7 +135,7 @@ class MemoryEval:
         mem = self.models.memory
         first = args[0][1] if args else None
         last = qualified.rpartition(".")[2]
-        method = isinstance(node.func, cst.Attribute)
+        method = type(node.func) is cst.Attribute
         if qualified in mem.page_size_calls:
             return True, self.page_size()
         if qualified in mem.page_size_sysconf:
@@ -154,7 +154,7 @@ class MemoryEval:
             return True, self.new_buffer(node, qualified in mem.aligned, ro, source)
         if qualified in mem.views:
             return True, first if self.is_buffer(first) else None
-        if isinstance(node.func, cst.BinaryOperation) and isinstance(node.func.operator, cst.Multiply):
+        if type(node.func) is cst.BinaryOperation and type(node.func.operator) is cst.Multiply:
             element = self.fa.names.qualify(node.func.left) or ""
             if element.partition(".")[0] in mem.array_type_modules:
                 return True, self.new_buffer(node, False, False, f"a ctypes array `{source_of(node.func)}`")
@@ -209,7 +209,7 @@ class MemoryEval:
             return True, ("aiface", base, 0)
         for path in mem.address_attributes:
             head, _, tail = path.rpartition(".")
-            if attr == tail and isinstance(node.value, cst.Attribute) and node.value.attr.value == head:
+            if attr == tail and type(node.value) is cst.Attribute and node.value.attr.value == head:
                 inner = self.expr(node.value.value)
                 if self.is_buffer(inner):
                     return True, ("addr", inner, ())
@@ -225,7 +225,7 @@ class MemoryEval:
 
     def set_field(self: "_Eval", target: cst.Attribute, value: Val) -> bool:
         """`desc.flags = v` on a local descriptor: a new descriptor value."""
-        if not isinstance(target.value, cst.Name):
+        if type(target.value) is not cst.Name:
             return False
         name = target.value.value
         current = self.st.env.get(name)

@@ -24,10 +24,10 @@ from ownlint.engine.walk import statements
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` for a Name/Attribute chain; None for anything else."""
     parts: list[str] = []
-    while isinstance(expr, cst.Attribute):
+    while type(expr) is cst.Attribute:
         parts.append(expr.attr.value)
         expr = expr.value
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         parts.append(expr.value)
         return ".".join(reversed(parts))
     return None
@@ -65,16 +65,16 @@ class ModuleNames:
         is not a name chain (`f()()`, `x[0].g`) is spelled `?.g`.
         """
         parts: list[str] = []
-        while isinstance(expr, cst.Attribute):
+        while type(expr) is cst.Attribute:
             parts.append(expr.attr.value)
             expr = expr.value
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             head = expr.value
             if head in self.imports:
                 head = self.imports[head]
             elif head in self.functions or head in self.classes:
                 head = f"{self.module}.{head}" if self.module else head
-        elif isinstance(expr, cst.Call):
+        elif type(expr) is cst.Call:
             inner = self.qualify(expr.func)
             head = f"{inner}()" if inner else "?"
         else:
@@ -92,39 +92,39 @@ def collect_names(module: cst.Module, module_name: str, is_package: bool = False
     names = ModuleNames(module=module_name)
     package = (module_name if is_package else module_name.rpartition(".")[0]) or None
     for stmt in module.body:  # top-level definitions
-        if isinstance(stmt, cst.FunctionDef):
+        if type(stmt) is cst.FunctionDef:
             names.functions[stmt.name.value] = stmt
-        elif isinstance(stmt, cst.ClassDef):
+        elif type(stmt) is cst.ClassDef:
             names.classes[stmt.name.value] = stmt
     for node in statements(module):  # imports anywhere
-        if isinstance(node, cst.Import):
+        if type(node) is cst.Import:
             for alias in node.names:
                 full = dotted(alias.name) or ""
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
                     names.imports[alias.asname.name.value] = full
                 else:
                     head = full.split(".")[0]
                     names.imports[head] = head
-        elif isinstance(node, cst.ImportFrom):
+        elif type(node) is cst.ImportFrom:
             mod = _module_of(node, package)
-            if isinstance(node.names, cst.ImportStar):
+            if type(node.names) is cst.ImportStar:
                 names.star_modules.append(mod)
                 continue
             for alias in node.names:
                 name = dotted(alias.name) or ""
                 local = name
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
                     local = alias.asname.name.value
                 names.imports[local] = f"{mod}.{name}" if mod else name
     for stmt in module.body:  # `free_block = release` at module level: an alias of a function
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is not cst.SimpleStatementLine:
             continue
         for small in stmt.body:
             if (
-                isinstance(small, cst.Assign)
+                type(small) is cst.Assign
                 and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name)
-                and isinstance(small.value, cst.Name)
+                and type(small.targets[0].target) is cst.Name
+                and type(small.value) is cst.Name
                 and small.value.value in names.functions
             ):
                 target = small.value.value

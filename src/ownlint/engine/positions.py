@@ -40,7 +40,7 @@ def _pairs(cst_body: Iterable[cst.CSTNode], ast_body: list[ast.stmt]) -> Iterabl
     """libcst statements with their `ast` counterparts, in order."""
     it = iter(ast_body)
     for stmt in cst_body:
-        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if type(stmt) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
             for small in stmt.body:
                 yield small, next(it)
         else:
@@ -48,26 +48,26 @@ def _pairs(cst_body: Iterable[cst.CSTNode], ast_body: list[ast.stmt]) -> Iterabl
 
 
 def _suite(node: cst.CSTNode) -> list[cst.CSTNode]:
-    if isinstance(node, cst.IndentedBlock):
+    if type(node) is cst.IndentedBlock:
         return list(node.body)
-    if isinstance(node, cst.SimpleStatementSuite):
+    if type(node) is cst.SimpleStatementSuite:
         return [cst.SimpleStatementLine(body=node.body)]
     return []
 
 
 def _nested(stmt: cst.CSTNode, node: ast.stmt) -> Iterable[tuple[list[cst.CSTNode], list[ast.stmt]]]:
     """The statement lists inside a compound statement, paired."""
-    if isinstance(stmt, cst.If):
+    if type(stmt) is cst.If:
         yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
-        if isinstance(stmt.orelse, cst.If):
+        if type(stmt.orelse) is cst.If:
             yield [stmt.orelse], node.orelse  # type: ignore[attr-defined]
-        elif isinstance(stmt.orelse, cst.Else):
+        elif type(stmt.orelse) is cst.Else:
             yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
-    elif isinstance(stmt, (cst.For, cst.While)):
+    elif type(stmt) in (cst.For, cst.While):
         yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
         if stmt.orelse is not None:
             yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
-    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+    elif type(stmt) in (cst.Try, cst.TryStar):
         yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
         for h, ah in zip(stmt.handlers, node.handlers):  # type: ignore[attr-defined]
             yield _suite(h.body), ah.body
@@ -75,9 +75,9 @@ def _nested(stmt: cst.CSTNode, node: ast.stmt) -> Iterable[tuple[list[cst.CSTNod
             yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
         if stmt.finalbody is not None:
             yield _suite(stmt.finalbody.body), node.finalbody  # type: ignore[attr-defined]
-    elif isinstance(stmt, (cst.With, cst.FunctionDef, cst.ClassDef)):
+    elif type(stmt) in (cst.With, cst.FunctionDef, cst.ClassDef):
         yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
-    elif isinstance(stmt, cst.Match):
+    elif type(stmt) is cst.Match:
         for case, acase in zip(stmt.cases, node.cases):  # type: ignore[attr-defined]
             yield _suite(case.body), acase.body
 
@@ -89,11 +89,11 @@ def _header(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
         node = stack.pop()
         yield node
         for child in reversed(list(children(node))):
-            if isinstance(child, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
-                if isinstance(child, (cst.ExceptHandler, cst.ExceptStarHandler)):
-                    stack.extend(c for c in children(child) if not isinstance(c, (cst.IndentedBlock, cst.SimpleStatementSuite)))
+            if type(child) in (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase):
+                if type(child) in (cst.ExceptHandler, cst.ExceptStarHandler):
+                    stack.extend(c for c in children(child) if type(c) not in (cst.IndentedBlock, cst.SimpleStatementSuite))
                 continue
-            if isinstance(child, cst.If) and isinstance(node, cst.If):
+            if type(child) is cst.If and type(node) is cst.If:
                 continue  # an elif is a statement of its own
             stack.append(child)
 
@@ -109,9 +109,9 @@ def _alone(stmt: cst.CSTNode, indent: str) -> tuple[cst.Module, cst.CSTNode]:
     if isinstance(stmt, cst.BaseSmallStatement):
         anchor: cst.CSTNode = stmt
         line: cst.BaseStatement = cst.SimpleStatementLine(body=[stmt])
-    elif isinstance(stmt, (cst.If, cst.For, cst.While)):
+    elif type(stmt) in (cst.If, cst.For, cst.While):
         line = anchor = stmt.with_changes(body=_PASS, orelse=None, leading_lines=())
-    elif isinstance(stmt, (cst.With, cst.FunctionDef, cst.ClassDef)):
+    elif type(stmt) in (cst.With, cst.FunctionDef, cst.ClassDef):
         line = anchor = stmt.with_changes(body=_PASS, leading_lines=())
     else:
         raise NotFound()
@@ -175,7 +175,7 @@ def spans(
             table[stmt] = table[anchor]
         origin = table[anchor].start
         shift = col0 - origin.column  # 0 but where the statement follows `if x:` on its line
-        if isinstance(stmt, cst.If) and text[col0 : col0 + 4] == "elif":
+        if type(stmt) is cst.If and text[col0 : col0 + 4] == "elif":
             shift += 2  # an `elif` comes out as `if` on its own
         missed = []
         for n in nodes:

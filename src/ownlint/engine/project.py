@@ -24,7 +24,7 @@ from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
 from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet
-from ownlint.engine import incremental, linear, positions
+from ownlint.engine import incremental, linear, parsing, positions
 from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
@@ -60,7 +60,7 @@ class Scope:
 
 def _params(p: cst.Parameters) -> list[str]:
     out = [x.name.value for x in (*p.posonly_params, *p.params)]
-    if isinstance(p.star_arg, cst.Param):
+    if type(p.star_arg) is cst.Param:
         out.append(p.star_arg.name.value)
     out += [x.name.value for x in p.kwonly_params]
     if p.star_kwarg is not None:
@@ -95,17 +95,17 @@ def collect_scopes(
     while stack:
         node, kind, outer, function = stack.pop()
         inner_kind, inner_q, inner_function = kind, outer, function
-        if isinstance(node, cst.Yield) and function is not None:
+        if type(node) is cst.Yield and function is not None:
             function.generator = True
-        if isinstance(node, (cst.ClassDef, cst.FunctionDef)):
+        if type(node) in (cst.ClassDef, cst.FunctionDef):
             q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
-            if isinstance(node, cst.ClassDef):
+            if type(node) is cst.ClassDef:
                 scopes.append(Scope(build_class_cfg(node, call_raises), [], None, ""))
                 inner_kind, inner_q, inner_function = "class", q, None
             else:
                 params = _params(node.params)
                 static = any(
-                    isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators
+                    type(d.decorator) is cst.Name and d.decorator.value == "staticmethod" for d in node.decorators
                 )
                 in_class = kind == "class"
                 self_name = params[0] if in_class and params and not static else None
@@ -120,7 +120,7 @@ def collect_scopes(
                     )
                 )
                 inner_kind, inner_q, inner_function = "function", q, scopes[-1]
-        elif isinstance(node, cst.Lambda):
+        elif type(node) is cst.Lambda:
             scopes.append(Scope(build_lambda_cfg(node, call_raises=call_raises), _params(node.params), None))
             inner_function = None  # a yield in a lambda makes the lambda a generator, not its function
         stack.extend((c, inner_kind, inner_q, inner_function) for c in reversed(kids(node)))
@@ -133,15 +133,15 @@ def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, p
     counts: dict[str, int] = {}
     values: dict[str, cst.BaseExpression] = {}
     for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is not cst.SimpleStatementLine:
             continue
         for small in stmt.body:
-            if isinstance(small, cst.Assign):
+            if type(small) is cst.Assign:
                 for t in small.targets:
-                    if isinstance(t.target, cst.Name):
+                    if type(t.target) is cst.Name:
                         counts[t.target.value] = counts.get(t.target.value, 0) + 1
                         values[t.target.value] = small.value
-            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+            elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
                 counts[small.target.value] = counts.get(small.target.value, 0) + 1
                 values[small.target.value] = small.value
     out: dict[str, object] = {}
@@ -162,11 +162,11 @@ def _const_expr(
         return lit
     mem = models.memory
     page: object = ("const", page_size) if page_size else ("lin", linear.sym(linear.P))
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         return known.get(expr.value)
-    if isinstance(expr, cst.Attribute) and names.qualify(expr) in mem.page_size:
+    if type(expr) is cst.Attribute and names.qualify(expr) in mem.page_size:
         return page
-    if isinstance(expr, cst.Call):
+    if type(expr) is cst.Call:
         q = names.qualify(expr.func)
         if q in mem.page_size_calls:
             return page
@@ -175,7 +175,7 @@ def _const_expr(
             if arg is not None and str(arg[1]).startswith("SC_PAGE"):
                 return page
         return None
-    if isinstance(expr, cst.BinaryOperation):
+    if type(expr) is cst.BinaryOperation:
         a = _const_expr(expr.left, known, names, models, page_size)
         b = _const_expr(expr.right, known, names, models, page_size)
         if not (isinstance(a, tuple) and isinstance(b, tuple)):
@@ -185,13 +185,13 @@ def _const_expr(
         la, lb = as_lin(a), as_lin(b)  # type: ignore[arg-type]
         if la is None or lb is None:
             return None
-        if isinstance(expr.operator, cst.Multiply):
+        if type(expr.operator) is cst.Multiply:
             prod = linear.mul(la, lb)
             return lin_value(prod) if prod is not None else None
-        if isinstance(expr.operator, (cst.Add, cst.Subtract)):
-            return lin_value(linear.add(la, lb, 1 if isinstance(expr.operator, cst.Add) else -1))
+        if type(expr.operator) in (cst.Add, cst.Subtract):
+            return lin_value(linear.add(la, lb, 1 if type(expr.operator) is cst.Add else -1))
         return None
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
         a = _const_expr(expr.expression, known, names, models, page_size)
         if isinstance(a, tuple) and a[0] == "const" and isinstance(a[1], int):
             return ("const", -a[1])
@@ -199,7 +199,7 @@ def _const_expr(
 
 
 def parse(source: str) -> cst.Module:
-    return cst.parse_module(source)
+    return parsing.parse_module(source)
 
 
 _PIECES = incremental.PieceCache()  # the language server's: one per process
@@ -466,7 +466,7 @@ class Project:
     def _target(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> str | None:
         """The function of the checked tree that `call` reaches, if any."""
         target: str | None = None
-        if on_self and scope.class_qualified and isinstance(call.func, cst.Attribute):
+        if on_self and scope.class_qualified and type(call.func) is cst.Attribute:
             candidate = f"{scope.class_qualified}.{call.func.attr.value}"
             target = candidate if candidate in self.functions else None
         elif qualified in self.functions:

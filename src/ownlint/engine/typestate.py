@@ -125,19 +125,19 @@ _ARITH: dict[type, Callable[[object, object], object]] = {
 def fold(op: cst.BaseBinaryOp, a: object, b: object) -> Val:
     """Constant-fold `a op b` for small ints (and str +); None when unknown."""
     fn = _ARITH.get(type(op))
-    if isinstance(op, cst.Power) and isinstance(a, int) and isinstance(b, int) and 0 <= b <= 128:
+    if type(op) is cst.Power and isinstance(a, int) and isinstance(b, int) and 0 <= b <= 128:
         return ("const", a**b)
     if fn is None:
         return None
     if isinstance(a, bool) or isinstance(b, bool):
         return None
     if isinstance(a, int) and isinstance(b, int):
-        if isinstance(op, cst.LeftShift) and not 0 <= b <= 128:
+        if type(op) is cst.LeftShift and not 0 <= b <= 128:
             return None
-        if isinstance(op, (cst.FloorDivide, cst.Modulo)) and b == 0:
+        if type(op) in (cst.FloorDivide, cst.Modulo) and b == 0:
             return None
         return ("const", fn(a, b))
-    if isinstance(a, str) and isinstance(b, str) and isinstance(op, cst.Add):
+    if isinstance(a, str) and isinstance(b, str) and type(op) is cst.Add:
         return ("const", a + b)
     return None
 
@@ -154,12 +154,12 @@ def literal(node: cst.BaseExpression) -> Val:
         text = node.value  # type: ignore[attr-defined]
         if len(text) >= 2 and text[0] == text[-1] in "'\"" and text[1:-1].isalnum():
             return ("const", text[1:-1])  # a plain word, the common case: no parse needed
-    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+    if type(node) in (cst.Integer, cst.Float, cst.Imaginary):
         try:
             return ("const", ast.literal_eval(node.value))
         except (ValueError, SyntaxError):
             return None
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         try:
             if "\\" not in node.value:
                 return ("const", ast.literal_eval(node.value))
@@ -168,19 +168,19 @@ def literal(node: cst.BaseExpression) -> Val:
                 return ("const", ast.literal_eval(node.value))
         except (ValueError, SyntaxError):
             return None
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+    if type(node) is cst.Name and node.value in ("True", "False", "None"):
         return ("const", {"True": True, "False": False, "None": None}[node.value])
     return None
 
 
 def target_key(node: cst.BaseExpression, self_name: str | None) -> str | None:
     """The env key a target or argument names: `x`, or `self.x` in a method."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
     if (
         self_name is not None
-        and isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
+        and type(node) is cst.Attribute
+        and type(node.value) is cst.Name
         and node.value.value == self_name
     ):
         return f"{self_name}.{node.attr.value}"
@@ -346,26 +346,26 @@ class FunctionAnalysis:
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:
         key: str | None = None
         truth = want
-        if isinstance(test, cst.NamedExpr):
+        if type(test) is cst.NamedExpr:
             test = test.target
         lit = literal(test)
         if lit is not None:
             return st if bool(lit[1]) == want else None
-        if isinstance(test, cst.Name):
+        if type(test) is cst.Name:
             val = st.env.get(test.value, self.unit.constants.get(test.value))
             if isinstance(val, tuple) and val and val[0] == "const":
                 return st if bool(val[1]) == want else None
             key = test.value
         elif (
-            isinstance(test, cst.Comparison)
+            type(test) is cst.Comparison
             and len(test.comparisons) == 1
-            and isinstance(test.left, cst.Name)
-            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and type(test.left) is cst.Name
+            and type(test.comparisons[0].comparator) is cst.Name
             and test.comparisons[0].comparator.value == "None"
-            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and type(test.comparisons[0].operator) in (cst.Is, cst.IsNot)
         ):
             key = f"{test.left.value} is None"
-            truth = want if isinstance(test.comparisons[0].operator, cst.Is) else not want
+            truth = want if type(test.comparisons[0].operator) is cst.Is else not want
         if key is None:
             return st
         known = st.conds.get(key)
@@ -392,13 +392,13 @@ class FunctionAnalysis:
                 name = source_of(elem.origin.asname.name) if getattr(elem.origin, "asname", None) else source_of(node)  # type: ignore[union-attr]
                 ev.release_buffer(held, elem.origin, "with block ends", name)  # type: ignore[arg-type]
         elif kind == "return":
-            assert isinstance(node, cst.Return)
+            assert type(node) is cst.Return
             value = ev.expr(node.value) if node.value is not None else None
             if value is not None:
                 ev.returned(value, node)
                 st.env[RETURN_KEY] = value
         elif kind == "raise":
-            assert isinstance(node, cst.Raise)
+            assert type(node) is cst.Raise
             if node.exc is not None:
                 ev.expr(node.exc)
         elif kind == "bind":
@@ -407,7 +407,7 @@ class FunctionAnalysis:
         elif kind == "def":
             ev.capture(node)
             name = getattr(node, "name", None)
-            if isinstance(name, cst.Name):
+            if type(name) is cst.Name:
                 ev.bind(name.value, None)
         elif kind == "stmt":
             ev.small_statement(node)  # type: ignore[arg-type]
@@ -498,20 +498,20 @@ class _Eval(MemoryEval, InteropEval):
                 self.escapes_task(self.site, value, "global")
             self.bind(key, value)
             return
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) in (cst.Tuple, cst.List):
             elems = value[1] if isinstance(value, tuple) and value and value[0] == "seq" else None
             for i, el in enumerate(target.elements):
-                sub = elems[i] if elems is not None and i < len(elems) and not isinstance(el, cst.StarredElement) else None
+                sub = elems[i] if elems is not None and i < len(elems) and type(el) is not cst.StarredElement else None
                 inner = el.value
                 self.bind_target(inner, sub)
             return
-        if isinstance(target, cst.StarredElement):
+        if type(target) is cst.StarredElement:
             self.bind_target(target.value, None)
             return
-        if isinstance(target, (cst.MatchAs, cst.MatchStar)):
+        if type(target) in (cst.MatchAs, cst.MatchStar):
             if target.name is not None:
                 self.bind(target.name.value, None)
-            if isinstance(target, cst.MatchAs) and target.pattern is not None:
+            if type(target) is cst.MatchAs and target.pattern is not None:
                 self.bind_target(target.pattern, None)  # type: ignore[arg-type]
             return
         if isinstance(target, cst.MatchPattern):
@@ -523,58 +523,58 @@ class _Eval(MemoryEval, InteropEval):
                         self.bind(sub, None)
             return
         # a field of a local descriptor, or something stored away
-        if isinstance(target, cst.Attribute) and self.set_field(target, value):
+        if type(target) is cst.Attribute and self.set_field(target, value):
             return
         self.escape(value)
-        if isinstance(target, cst.Attribute):
+        if type(target) is cst.Attribute:
             self.escapes_task(self.site, value, "attribute")
-        elif isinstance(target, cst.Subscript) and self.outside(target.value):
+        elif type(target) is cst.Subscript and self.outside(target.value):
             self.escapes_task(self.site, value, "container")
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             self.expr(target.value)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             self.expr(target.value)
 
     def small_statement(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.Expr):
+        if type(node) is cst.Expr:
             self.expr(node.value)
-        elif isinstance(node, cst.Assign):
+        elif type(node) is cst.Assign:
             value = self.expr(node.value)
             for t in node.targets:
                 self.bind_target(t.target, value)
-        elif isinstance(node, cst.AnnAssign):
+        elif type(node) is cst.AnnAssign:
             if node.value is not None:
                 self.bind_target(node.target, self.expr(node.value))
-        elif isinstance(node, cst.AugAssign):
+        elif type(node) is cst.AugAssign:
             self.expr(node.value)
             key = target_key(node.target, self.fa.self_name)
             if key is not None:
                 self.bind(key, None)
             else:
                 self.bind_target(node.target, None)
-        elif isinstance(node, cst.Del):
+        elif type(node) is cst.Del:
             self.delete(node.target)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
-            if isinstance(node.names, cst.ImportStar):
+        elif type(node) in (cst.Import, cst.ImportFrom):
+            if type(node.names) is cst.ImportStar:
                 return
             for alias in node.names:
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                if alias.asname is not None and type(alias.asname.name) is cst.Name:
                     self.bind(alias.asname.name.value, None)
                 else:
                     name = alias.name
-                    while isinstance(name, cst.Attribute):
+                    while type(name) is cst.Attribute:
                         name = name.value  # type: ignore[assignment]
-                    if isinstance(name, cst.Name):
+                    if type(name) is cst.Name:
                         self.bind(name.value, None)
 
     def delete(self, target: cst.BaseExpression) -> None:
         key = target_key(target, self.fa.self_name)
         if key is not None:
             self.bind(key, None)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) in (cst.Tuple, cst.List):
             for el in target.elements:
                 self.delete(el.value)
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             self.expr(target.value)
 
     # -- expressions ---------------------------------------------------------
@@ -589,7 +589,7 @@ class _Eval(MemoryEval, InteropEval):
         for child in node.children:
             if isinstance(child, cst.BaseExpression):
                 self.expr(child)
-            elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement)):
+            elif type(child) in (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement):
                 for sub in child.children:
                     if isinstance(sub, cst.BaseExpression):
                         self.expr(sub)
@@ -614,9 +614,9 @@ class _Eval(MemoryEval, InteropEval):
                 self.st.env[key] = self.fa.field_object(node.attr.value)
             return self.st.env[key]
         head = node.value
-        while isinstance(head, cst.Attribute):
+        while type(head) is cst.Attribute:
             head = head.value
-        if isinstance(head, cst.Name) and head.value not in self.st.env and head.value not in self.fa.unit.constants:
+        if type(head) is cst.Name and head.value not in self.st.env and head.value not in self.fa.unit.constants:
             # a dotted name from an import or a global: a symbol (`ownership.keep`)
             qualified = self.fa.names.qualify(node)
             if qualified in self.models.memory.page_size:
@@ -634,7 +634,7 @@ class _Eval(MemoryEval, InteropEval):
         base = self.expr(node.value)
         index: Val = None
         for el in node.slice:
-            if isinstance(el.slice, cst.Index):
+            if type(el.slice) is cst.Index:
                 index = self.expr(el.slice.value)
             else:
                 for part in (el.slice.lower, el.slice.upper, el.slice.step):
@@ -666,7 +666,7 @@ class _Eval(MemoryEval, InteropEval):
         value = self.arith(node.operator, left, right)
         if value is not None:
             return value
-        if isinstance(left, int) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        if isinstance(left, int) and type(node.operator) in (cst.Add, cst.Subtract):
             return left  # pointer arithmetic derives from the pointer
         if isinstance(left, tuple) and isinstance(right, tuple) and left and right and left[0] == right[0] == "const":
             return fold(node.operator, left[1], right[1])
@@ -686,9 +686,9 @@ class _Eval(MemoryEval, InteropEval):
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Val:
         v = self.expr(node.expression)
         if isinstance(v, tuple) and v and v[0] == "const":
-            if isinstance(node.operator, cst.Minus) and isinstance(v[1], (int, float)) and not isinstance(v[1], bool):
+            if type(node.operator) is cst.Minus and isinstance(v[1], (int, float)) and not isinstance(v[1], bool):
                 return ("const", -v[1])
-            if isinstance(node.operator, cst.Not):
+            if type(node.operator) is cst.Not:
                 return ("const", not v[1])
         return None
 
@@ -711,7 +711,7 @@ class _Eval(MemoryEval, InteropEval):
             self.expr(node.right)
             return None
         # `a and b` stops where `a` fails; `a or b` where it holds
-        stops = 1 if isinstance(node.operator, cst.And) else 0
+        stops = 1 if type(node.operator) is cst.And else 0
         if self.branch(node, node.left) == stops:
             return left
         return self.expr(node.right)
@@ -748,14 +748,14 @@ class _Eval(MemoryEval, InteropEval):
         starred = False
         for el in elements:
             vals.append(self.expr(el.value))
-            starred = starred or isinstance(el, cst.StarredElement)
+            starred = starred or type(el) is cst.StarredElement
         return None if starred else ("seq", tuple(vals))
 
     def expr_Dict(self, node: cst.Dict) -> Val:
         items = []
         known = True
         for el in node.elements:
-            if isinstance(el, cst.DictElement):
+            if type(el) is cst.DictElement:
                 k = self.expr(el.key)
                 v = self.expr(el.value)
                 if isinstance(k, tuple) and k and k[0] == "const":
@@ -837,7 +837,7 @@ class _Eval(MemoryEval, InteropEval):
 
     def expr_FormattedString(self, node: cst.FormattedString) -> Val:
         for part in node.parts:
-            if isinstance(part, cst.FormattedStringExpression):
+            if type(part) is cst.FormattedStringExpression:
                 self.expr(part.expression)  # shown, not used
         return None
 
@@ -850,7 +850,7 @@ class _Eval(MemoryEval, InteropEval):
     # -- calls ---------------------------------------------------------------
     def expr_Call(self, node: cst.Call) -> Val:
         fa = self.fa
-        if isinstance(node.func, cst.Name) and node.func.value in self.st.env:
+        if type(node.func) is cst.Name and node.func.value in self.st.env:
             qualified = "?"  # a local (a parameter, a variable) shadows any import
         else:
             qualified = fa.names.qualify(node.func) or "?"
@@ -862,14 +862,14 @@ class _Eval(MemoryEval, InteropEval):
         receiver: Val = None
         receiver_store = False
         on_self = False
-        method = isinstance(node.func, cst.Attribute)
-        if isinstance(node.func, cst.Attribute):
+        method = type(node.func) is cst.Attribute
+        if type(node.func) is cst.Attribute:
             receiver = self.expr(node.func.value)  # the receiver is evaluated, not used
             receiver_store = node.func.attr.value in models.store_methods
-            on_self = isinstance(node.func.value, cst.Name) and node.func.value.value == fa.self_name
+            on_self = type(node.func.value) is cst.Name and node.func.value.value == fa.self_name
             if isinstance(receiver, tuple) and receiver and receiver[0] == "sym":
                 method = False  # `lz.get_native(...)`: a module's function, not a method
-        elif not isinstance(node.func, cst.Name):
+        elif type(node.func) is not cst.Name:
             self.expr(node.func)
         args = [(a, self.expr(a.value)) for a in node.args]
         if qualified in models.derive:
@@ -889,7 +889,7 @@ class _Eval(MemoryEval, InteropEval):
         if models.is_inspection(qualified):
             return None
         if receiver_store:
-            assert isinstance(node.func, cst.Attribute)
+            assert type(node.func) is cst.Attribute
             for _, v in args:
                 self.escape(v)
                 if self.outside(node.func.value):
@@ -1157,7 +1157,7 @@ class _Eval(MemoryEval, InteropEval):
             outcome = outcomes[0]
         for i, truth in outcome.conds:
             expr = bound.get(i, (None, None))[0]
-            if isinstance(expr, cst.Name):
+            if type(expr) is cst.Name:
                 self.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
         ret = self.materialize(outcome.ret, bound, node, summary, 0)
         for i, effect, owner in outcome.params:
@@ -1214,7 +1214,7 @@ class _Eval(MemoryEval, InteropEval):
             if isinstance(value, tuple) and value and value[0] == "const":
                 if bool(value[1]) != truth:
                     return False
-            elif isinstance(expr, cst.Name) and expr.value in self.st.conds:
+            elif type(expr) is cst.Name and expr.value in self.st.conds:
                 if self.st.conds[expr.value] != truth:
                     return False
         return True
@@ -1350,12 +1350,12 @@ def _inner(step: Step | None, summary: Summary | None, label: str) -> tuple[Step
 
 def _declared_outer(node: cst.CSTNode) -> set[str]:
     """Names a function declares `global` or `nonlocal` (not in nested functions)."""
-    if not isinstance(node, cst.FunctionDef):
+    if type(node) is not cst.FunctionDef:
         return set()
     return {
         x.name.value
         for n in statements(node.body, into_scopes=False)
-        if isinstance(n, (cst.Global, cst.Nonlocal))
+        if type(n) in (cst.Global, cst.Nonlocal)
         for x in n.names
     }
 
@@ -1376,4 +1376,4 @@ def _index(i: int, n: int) -> int | None:
 
 
 def _match_captures(node: cst.CSTNode) -> list[str]:
-    return [n.name.value for n in walk(node) if isinstance(n, (cst.MatchAs, cst.MatchStar)) and n.name is not None]
+    return [n.name.value for n in walk(node) if type(n) in (cst.MatchAs, cst.MatchStar) and n.name is not None]

@@ -124,10 +124,10 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        if not into_scopes and current is not node and isinstance(current, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if not into_scopes and current is not node and type(current) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
             continue
         stack.extend(reversed(children(current)))
 
 
 def names_used(node: cst.CSTNode) -> set[str]:
-    return {n.value for n in walk(node) if isinstance(n, cst.Name)}
+    return {n.value for n in walk(node) if type(n) is cst.Name}

@@ -1,8 +1,11 @@
 """The generic worklist solver: a real fixed point, edge refinement, and the visit budget."""
 
-import libcst as cst
+from pathlib import Path
 
-from ownlint.engine.cfg import Block, Edge
+import libcst as cst
+import pytest
+
+from ownlint.engine.cfg import Block, Edge, build_function_cfg
 from ownlint.engine.debug import cfg_of
 from ownlint.engine.solver import solve
 
@@ -73,3 +76,25 @@ def f():
     handler = next(b.id for b in cfg.blocks if b.label == "handler")
     # g() may raise after `a = 1` ran: the handler sees `a`
     assert sol.ins[handler] == {"a"}
+
+
+FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_each_block_runs_last_from_its_final_state(path: Path) -> None:
+    """What lets the analysis collect findings as the solver goes (no second
+    pass): every block's latest run is from its entry state at the fixed point."""
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    functions = [n for n in module.body if isinstance(n, cst.FunctionDef)]
+    for function in functions:
+        cfg = build_function_cfg(function)
+        latest: dict[int, frozenset[str]] = {}
+
+        def recording(block: Block, names: frozenset[str]) -> frozenset[str]:
+            latest[block.id] = names
+            return assigned(block, names)
+
+        sol = solve(cfg, frozenset(), recording, lambda a, b: a | b)
+        assert not sol.budget_hit
+        assert latest == sol.ins, function.name.value

@@ -118,7 +118,7 @@ def _run(
 
     results: list[list[FileReport] | None] = [None] * len(components)
     try:
-        context = multiprocessing.get_context("spawn")
+        context = multiprocessing.get_context(os.environ.get("OWNLINT_MP", "spawn"))
         with ProcessPoolExecutor(
             max_workers=min(jobs, len(components)), mp_context=context, initializer=_start_worker, initargs=(models, options)
         ) as pool:

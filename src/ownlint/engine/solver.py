@@ -5,6 +5,11 @@ its entry: IN[b] = join of edge(e, OUT-or-IN[pred]) over b's incoming edges.
 `exc` edges carry the predecessor's IN state (the exception left before the
 block's work was done, see cfg.py); every other edge carries its OUT state.
 
+A block is run again whenever its entry state changes, so (unless the
+budget below cut the solver short) the latest call of `transfer` for each
+block is from its final entry state: a caller may collect what it reports
+during the solve, keeping each block's latest, instead of a second pass.
+
 Termination: the caller's lattice must have finite height, or its `join`
 must widen. As a guard against a lattice that does not (a bug, or a state
 budget that is too generous), a block visited more than `max_visits` times

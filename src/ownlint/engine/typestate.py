@@ -241,7 +241,7 @@ class FunctionAnalysis:
         self.params = params
         self.self_name = self_name
         self.sites: dict[tuple[int, int], int] = {}
-        self.violations: list[RawViolation] | None = None  # collecting only in the final pass
+        self.violations: list[RawViolation] | None = None  # where `report` collects, while `run` runs
         self.at: cst.CSTNode | None = None  # the statement of the element being run
         self.solution: Solution[StateSet] | None = None
         self.budget_note = ""
@@ -267,11 +267,23 @@ class FunctionAnalysis:
         if size > self.SIZE_BUDGET:
             self.budget_note = f"too large to analyse ({len(self.cfg.blocks)} blocks, {len(self.params) + elems} names and steps)"
             return []
+        # Findings are collected as the solver goes, a block's from its latest
+        # run: a worklist solver runs a block again whenever its entry state
+        # changes, so its latest run is from its final state (no second pass
+        # over the function). Not so where the visit budget cut the solver
+        # short: then the blocks are run again from their final states.
+        found: dict[int, list[RawViolation]] = {}
+
+        def transfer(block: Block, states: StateSet) -> StateSet:
+            self.violations = found[block.id] = []
+            return self.transfer(block, states)
+
         try:
-            self.solution = solve(self.cfg, self.initial(), self.transfer, StateSet.join, self.edge)
-            self.violations = []
-            for bid, state in self.solution.ins.items():
-                self.transfer(self.cfg.blocks[bid], state)
+            self.solution = solve(self.cfg, self.initial(), transfer, StateSet.join, self.edge)
+            if self.solution.budget_hit:
+                for bid, state in self.solution.ins.items():
+                    transfer(self.cfg.blocks[bid], state)
+            self.violations = [v for bid in self.solution.ins for v in found.get(bid, ())]
         except BudgetExceeded:
             self.solution, self.violations = None, None
             self.budget_note = f"analysis stopped after {self.STEP_BUDGET:,} steps"

@@ -63,10 +63,15 @@ def as_data(reports: list[project.FileReport]) -> list[object]:
     return [report_to_dict(r) for r in reports]
 
 
-def test_parallel_output_is_identical_to_one_job(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("start", ["default", "spawn"])
+def test_parallel_output_is_identical_to_one_job(monkeypatch: pytest.MonkeyPatch, start: str) -> None:
     sources = fixture_sources()
     one = runner.analyze(sources, MODELS, OPTIONS, jobs=1)
     monkeypatch.setattr(runner, "PARALLEL_MIN_LINES", 0)  # use the worker processes even for this small set
+    if start == "spawn":  # as where fork is not used (not Linux, or a thread running)
+        import multiprocessing
+
+        monkeypatch.setattr(runner, "_context", lambda: multiprocessing.get_context("spawn"))
     two = runner.analyze(sources, MODELS, OPTIONS, jobs=2)
     assert as_data(one) == as_data(two)
     assert any(r.diagnostics for r in one)
@@ -168,3 +173,21 @@ def test_components_find_what_one_whole_project_finds() -> None:
     whole = project.analyze_project(sources, MODELS, OPTIONS)
     split = runner.analyze(sources, MODELS, OPTIONS, jobs=1)
     assert as_data(split) == as_data(whole)
+
+
+def test_workers_fork_only_without_other_threads() -> None:
+    import sys
+    import threading
+
+    if not sys.platform.startswith("linux"):
+        assert runner._context().get_start_method() == "spawn"
+        return
+    assert runner._context().get_start_method() == ("fork" if threading.active_count() == 1 else "spawn")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert runner._context().get_start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()

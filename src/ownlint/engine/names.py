@@ -14,11 +14,14 @@ Known limits:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from ownlint.engine.walk import statements
+
+_IMPORT_WORD = re.compile(r"\bimport\b")
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -82,12 +85,13 @@ class ModuleNames:
         return ".".join([head, *reversed(parts)])
 
 
-def collect_names(module: cst.Module, module_name: str, is_package: bool = False) -> ModuleNames:
+def collect_names(module: cst.Module, module_name: str, is_package: bool = False, source: str | None = None) -> ModuleNames:
     """Resolve the imports and top-level definitions of `module`.
 
     `module_name` is its dotted name within the checked tree (used for
     relative imports and for naming its functions); `is_package` says the
-    file is an `__init__.py`.
+    file is an `__init__.py`; `source`, the module's text if at hand, can
+    spare a walk over every statement.
     """
     names = ModuleNames(module=module_name)
     package = (module_name if is_package else module_name.rpartition(".")[0]) or None
@@ -96,7 +100,18 @@ def collect_names(module: cst.Module, module_name: str, is_package: bool = False
             names.functions[stmt.name.value] = stmt
         elif type(stmt) is cst.ClassDef:
             names.classes[stmt.name.value] = stmt
-    for node in statements(module):  # imports anywhere
+    # imports anywhere; where the source spells the word `import` no more
+    # often than the top level has import statements (each spells it once at
+    # least), there are none below the top level to look for
+    top = [
+        small
+        for stmt in module.body
+        if type(stmt) is cst.SimpleStatementLine
+        for small in stmt.body
+        if type(small) in (cst.Import, cst.ImportFrom)
+    ]
+    everywhere = source is None or len(_IMPORT_WORD.findall(source)) > len(top)
+    for node in statements(module) if everywhere else top:
         if type(node) is cst.Import:
             for alias in node.names:
                 full = dotted(alias.name) or ""

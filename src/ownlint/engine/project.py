@@ -650,7 +650,7 @@ def _load(
         report.errors.append(FileError(f.path, "too deeply nested to parse"))
         return None
     try:
-        names = collect_names(module, modname, is_package=f.path.endswith("__init__.py"))
+        names = collect_names(module, modname, is_package=f.path.endswith("__init__.py"), source=f.source)
         constants = module_constants(module, names, models, options.page_size)
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to analyse"))

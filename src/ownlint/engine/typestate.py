@@ -233,7 +233,8 @@ class FunctionAnalysis:
         self.fields: dict[str, int] = {}  # self.x read before any write -> its object
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
-        self.outer_names = _declared_outer(cfg.node)  # `global` / `nonlocal` names
+        # `global` / `nonlocal` names (none to look for where the text has neither word)
+        self.outer_names = _declared_outer(cfg.node) if "global" in unit.source or "nonlocal" in unit.source or not unit.source else set()
         self.captured: dict[int, set[str]] = {}  # nested function or lambda -> the names it uses
         self.cfg = cfg
         self.models = models

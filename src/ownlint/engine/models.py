@@ -193,6 +193,7 @@ class ModelSet:
     threads: ThreadModel = field(default_factory=ThreadModel)
     host_task: HostTaskModel = field(default_factory=HostTaskModel)
     environment: EnvModel = field(default_factory=EnvModel)
+    forbidden: frozenset[str] = frozenset()  # see forbidden_properties; set once all files are loaded
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""
@@ -207,13 +208,9 @@ class ModelSet:
         head, _, last = qualified.rpartition(".")
         return bool(head) and head.rpartition(".")[2] in self.inspect_receivers
 
-    def forbidden_properties(self) -> set[str]:
+    def forbidden_properties(self) -> frozenset[str]:
         """Property names some adopting call forbids (OWN602)."""
-        out: set[str] = set()
-        for cm in self.by_last_name.values():
-            if cm.adopt is not None:
-                out.update(cm.adopt.forbidden_properties)
-        return out
+        return frozenset(p for cm in self.by_last_name.values() if cm.adopt is not None for p in cm.adopt.forbidden_properties)
 
     def never_raises(self, qualified: str) -> bool:
         return qualified.rpartition(".")[2] in self.non_raising
@@ -458,4 +455,5 @@ def load_models(extra: Iterable[Path] = ()) -> ModelSet:
     for path in files:
         _load_file(path, models)
         models.files.append(path)
+    models.forbidden = models.forbidden_properties()
     return models

@@ -29,6 +29,15 @@ from ownlint.engine.walk import children, walk
 # expressions whose inner positions `ast` gives differently (before Python 3.12,
 # the nodes inside an f-string carry positions relative to the string)
 _OPAQUE: tuple[type, ...] = (cst.FormattedString,)
+# small statements whose `value` is an expression, with their `ast` counterparts
+_AST_VALUED: dict[type, tuple[type, ...]] = {
+    cst.Expr: (ast.Expr,),
+    cst.Assign: (ast.Assign,),
+    cst.AnnAssign: (ast.AnnAssign,),
+    cst.AugAssign: (ast.AugAssign,),
+    cst.Return: (ast.Return,),
+}
+_VALUED = tuple(_AST_VALUED)
 
 
 
@@ -200,9 +209,15 @@ def spans(
             return nodes
         calls: list[cst.Call] | None = None
         missed = []
+        # the statement's own value (`f(x)`, `y = f(x)`, `return f(x)`): its
+        # counterpart is the `ast` statement's value, with no walk
+        value = getattr(stmt, "value", None)
+        direct = getattr(node, "value", None) if type(stmt) in _VALUED and type(node) in _AST_VALUED.get(type(stmt), ()) else None
         for n in nodes:
             if n is stmt:
                 out[n] = span_of(node)
+            elif n is value and direct is not None and type(n) is cst.Call and not n.lpar and type(direct) is ast.Call:  # type: ignore[attr-defined]
+                out[n] = span_of(direct)
             elif type(n) is cst.Call and not n.lpar:  # type: ignore[attr-defined]
                 if calls is None:
                     calls = []

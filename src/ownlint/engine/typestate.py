@@ -962,7 +962,7 @@ class _Eval(MemoryEval, InteropEval):
         if model is not None and model.owner_kind is not None:
             result = self.new_owner(node, model.owner_kind, "made here")
         last = qualified.rpartition(".")[2]
-        if last in self.models.forbidden_properties():
+        if last in self.models.forbidden:
             return ("prop", last)
         if result is None and model is None and any(isinstance(v, tuple) and v and v[0] == "prop" for _, v in args):
             return ("seq", tuple(v for a, v in args if a.keyword is None))  # a property list

@@ -14,14 +14,11 @@ Known limits:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from ownlint.engine.walk import statements
-
-_IMPORT_WORD = re.compile(r"\bimport\b")
 
 
 def dotted(expr: cst.BaseExpression) -> str | None:
@@ -100,9 +97,9 @@ def collect_names(module: cst.Module, module_name: str, is_package: bool = False
             names.functions[stmt.name.value] = stmt
         elif type(stmt) is cst.ClassDef:
             names.classes[stmt.name.value] = stmt
-    # imports anywhere; where the source spells the word `import` no more
-    # often than the top level has import statements (each spells it once at
-    # least), there are none below the top level to look for
+    # imports anywhere; where the source spells `import` no more often than
+    # the top level has import statements (each spells it once at least),
+    # there are none below the top level to look for
     top = [
         small
         for stmt in module.body
@@ -110,7 +107,7 @@ def collect_names(module: cst.Module, module_name: str, is_package: bool = False
         for small in stmt.body
         if type(small) in (cst.Import, cst.ImportFrom)
     ]
-    everywhere = source is None or len(_IMPORT_WORD.findall(source)) > len(top)
+    everywhere = source is None or source.count("import") > len(top)
     for node in statements(module) if everywhere else top:
         if type(node) is cst.Import:
             for alias in node.names:

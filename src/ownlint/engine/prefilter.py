@@ -50,9 +50,12 @@ def defined_classes(source: str) -> set[str]:
     return set(_CLASS.findall(source))
 
 
-def reach_class(source: str, name: str) -> bool:
-    """Whether `source` spells an attribute of the class `name` (`Name.m`)."""
-    return re.search(rf"(?<![A-Za-z_0-9]){re.escape(name)}\s*\.", source) is not None
+_DOTTED = re.compile(r"(?<![A-Za-z_0-9])([A-Za-z_][A-Za-z_0-9]*)\s*\.")
+
+
+def dotted_heads(source: str) -> set[str]:
+    """The names `source` spells an attribute of (`Name.m`: `Name`), such as a class's."""
+    return set(_DOTTED.findall(source))
 
 
 def module_words(f: SourceFile) -> set[str]:
@@ -142,8 +145,10 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
     reach = {i: module_words(files[i]) for i in selected}
     for i in sorted(selected):
         words = words_of(i)
-        for name in words & by_class.keys():
-            if reach_class(files[i].source, name):
+        classes_named = words & by_class.keys()
+        heads = dotted_heads(files[i].source) if classes_named else set()
+        for name in classes_named:
+            if name in heads:
                 for j in by_class[name]:
                     union(i, j)
         for name in words & by_function.keys():

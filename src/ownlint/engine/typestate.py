@@ -453,6 +453,10 @@ class FunctionAnalysis:
         return Step(self.unit.index, node, label, self.at)
 
 
+_UNKNOWN = object()
+_EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
+
+
 class _Eval(MemoryEval, InteropEval):
     """Evaluates expressions and statements on one path state, in place."""
 
@@ -592,9 +596,12 @@ class _Eval(MemoryEval, InteropEval):
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:
-        method = getattr(self, "expr_" + type(node).__name__, None)
+        kind = type(node)
+        method = _EXPR.get(kind, _UNKNOWN)
+        if method is _UNKNOWN:
+            method = _EXPR[kind] = getattr(_Eval, "expr_" + kind.__name__, None)
         if method is not None:
-            return method(node)  # type: ignore[no-any-return]
+            return method(self, node)  # type: ignore[no-any-return,operator]
         lit = literal(node)
         if lit is not None:
             return lit

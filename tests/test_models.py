@@ -56,6 +56,7 @@ def test_every_builtin_model_loads() -> None:
         ("[model]\nname = 'x'\n[[create]]\nfunctions = ['f']\nout = 'last'\n", "[[create]][0].out: must be an integer"),
         ("model = [\n", "not valid TOML"),
         ("[model]\nname = 'x'\n[[adopt]]\nfunctions = ['f']\n", "needs an [ownership] table"),
+        ("[model]\nname = 'x'\n[memory]\ndescriptor-pattern = '(_desc'\n", "[memory].descriptor-pattern: not a regular expression"),
     ],
 )
 def test_a_bad_model_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:

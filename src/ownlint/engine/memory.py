@@ -26,7 +26,6 @@ Known limits:
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -174,7 +173,7 @@ class MemoryEval:
                 key = self.key_of(args[0][0].value)
                 return True, ("ref", key, first, "addressof")
             return True, None
-        if mem.descriptor_pattern and re.search(mem.descriptor_pattern, last):
+        if mem.descriptor_re is not None and mem.descriptor_re.search(last):
             fields = tuple(sorted((a.keyword.value, v) for a, v in args if a.keyword is not None))
             return True, ("struct", last, fields)
         if method and last in mem.close_methods and self.is_buffer(receiver):

@@ -7,6 +7,8 @@ key. The engine asks a `ModelSet` what a callee does; it never names an API.
 
 from __future__ import annotations
 
+import re
+
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -156,6 +158,7 @@ class MemoryModel:
     array_interface: str = ""
     close_methods: set[str] = field(default_factory=set)
     descriptor_pattern: str = ""
+    descriptor_re: re.Pattern[str] | None = None  # descriptor_pattern, compiled when loaded
     chain_field: str = ""
     keeps_alive: set[str] = field(default_factory=set)
 
@@ -391,6 +394,10 @@ def _load_file(path: Path, models: ModelSet) -> None:
             getattr(mem, key.replace("-", "_")).update(r.get(key, list, []))
         mem.array_interface = r.get("array-interface", str, mem.array_interface)
         mem.descriptor_pattern = r.get("descriptor-pattern", str, mem.descriptor_pattern)
+        try:
+            mem.descriptor_re = re.compile(mem.descriptor_pattern) if mem.descriptor_pattern else None
+        except re.error as error:
+            r.fail("descriptor-pattern", f"not a regular expression: {error}")
         mem.chain_field = r.get("chain-field", str, mem.chain_field)
         for item in mem.read_only_keywords:
             if "=" not in item:

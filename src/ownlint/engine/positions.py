@@ -30,14 +30,13 @@ from ownlint.engine.walk import children, walk
 # the nodes inside an f-string carry positions relative to the string)
 _OPAQUE: tuple[type, ...] = (cst.FormattedString,)
 # small statements whose `value` is an expression, with their `ast` counterparts
-_AST_VALUED: dict[type, tuple[type, ...]] = {
-    cst.Expr: (ast.Expr,),
-    cst.Assign: (ast.Assign,),
-    cst.AnnAssign: (ast.AnnAssign,),
-    cst.AugAssign: (ast.AugAssign,),
-    cst.Return: (ast.Return,),
+_AST_VALUED: dict[type, type] = {
+    cst.Expr: ast.Expr,
+    cst.Assign: ast.Assign,
+    cst.AnnAssign: ast.AnnAssign,
+    cst.AugAssign: ast.AugAssign,
+    cst.Return: ast.Return,
 }
-_VALUED = tuple(_AST_VALUED)
 
 
 
@@ -212,7 +211,7 @@ def spans(
         # the statement's own value (`f(x)`, `y = f(x)`, `return f(x)`): its
         # counterpart is the `ast` statement's value, with no walk
         value = getattr(stmt, "value", None)
-        direct = getattr(node, "value", None) if type(stmt) in _VALUED and type(node) in _AST_VALUED.get(type(stmt), ()) else None
+        direct = getattr(node, "value", None) if _AST_VALUED.get(type(stmt)) is type(node) else None
         for n in nodes:
             if n is stmt:
                 out[n] = span_of(node)

@@ -29,7 +29,7 @@ from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
 from ownlint.engine.sources import EngineOptions, SourceFile, module_names
-from ownlint.engine.walk import children, statement_children
+from ownlint.engine.walk import children, compound_children
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, fold, literal
@@ -85,8 +85,9 @@ def collect_scopes(
     qualified names that calls can reach (`mod.f`, `mod.Class.m`).
 
     Given the `source`, and it has neither `lambda` nor `yield` anywhere, only
-    statements are walked: nothing inside an expression can matter."""
-    kids = statement_children if source is not None and "lambda" not in source and "yield" not in source else children
+    compound statements are walked: nothing inside an expression or a simple
+    statement can matter."""
+    kids = compound_children if source is not None and "lambda" not in source and "yield" not in source else children
     scopes: list[Scope] = []
     # (node, kind of the scope it is in, that scope's qualified name or None, the function's Scope)
     stack: list[tuple[cst.CSTNode, str, str | None, Scope | None]] = [

@@ -104,6 +104,15 @@ def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+def compound_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`statement_children` without the simple statement lines and suites:
+    what can hold a `def` or a `class`."""
+    return [c for c in statement_children(node) if type(c) not in _SIMPLE]
+
+
+_SIMPLE: tuple[type, ...] = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+
+
 def statements(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
     """The statements at or below `node` (with the suites, `else`, `finally`,
     handler and `case` nodes between them), never looking into an expression;

@@ -332,8 +332,17 @@ class FunctionAnalysis:
 
     def step(self, elem: Elem, st: PathState) -> list[PathState]:
         """Run one element from `st`; several results when a call forks."""
+        s = st.copy()
+        try:  # most elements do not fork: one run, no bookkeeping
+            self.exec_elem(elem, s, _NO_CHOICES)
+        except _Dead:
+            return []
+        except _Fork as fork:
+            pending = [{fork.node: i} for i in range(fork.n)]  # as the loop below would have queued them
+        else:
+            s.touched()
+            return [s]
         results: list[PathState] = []
-        pending: list[dict[cst.CSTNode, int]] = [{}]
         while pending:
             choices = pending.pop()
             s = st.copy()
@@ -453,6 +462,7 @@ class FunctionAnalysis:
         return Step(self.unit.index, node, label, self.at)
 
 
+_NO_CHOICES: dict[cst.CSTNode, int] = {}  # never written: a fork copies the choices it extends
 _UNKNOWN = object()
 _EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
 

@@ -719,6 +719,22 @@ def ownlint_problems(results: dict) -> list[str]:
     return out
 
 
+def round_ratios(rows: list[Measurement], tool: str, base: str) -> str:
+    """`tool` against `base` round by round (the runs were interleaved): less
+    sensitive to a lucky or unlucky run than the ratio of the least times."""
+    by_tool = {m.tool: m for m in rows}
+    a, b = by_tool.get(tool), by_tool.get(base)
+    if a is None or b is None or len(a.runs) < 2 or len(a.runs) != len(b.runs):
+        return ""
+    parts = []
+    for i, what in ((0, "wall"), (1, "CPU")):
+        ratios = [x[i] / y[i] for x, y in zip(a.runs, b.runs) if x[i] and y[i]]
+        if ratios:
+            shown = ", ".join(f"{r:.2f}" for r in ratios)
+            parts.append(f"{what} {shown} (median **{statistics.median(ratios):.2f}×**)")
+    return f"{tool} ÷ {base}, round by round: " + "; ".join(parts) + "."
+
+
 def dense_check(dense: Corpus, results: dict) -> str:
     data = results.get("ownlint", {}).get("ownlint cold") or {}
     if not data:
@@ -775,6 +791,11 @@ def report(args, tools: Tools, corpora: list[Corpus], results: dict, extras: dic
     for corpus in corpora:
         out += table(corpus, results[corpus.name]["rows"])
         out.append("")
+        bases = ["ruff", "libcst parse floor"] if corpus.name == "stdlib" else ["libcst parse floor"]
+        for base in bases:  # the targets: stdlib against Ruff, dense against the parse floor
+            line = round_ratios(results[corpus.name]["rows"], "ownlint cold", base)
+            if line:
+                out += [line, ""]
         if corpus.name == "dense":
             out += ["Check of the dense corpus: " + dense_check(corpus, results[corpus.name]), ""]
         if corpus.name == "stdlib":

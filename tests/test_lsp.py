@@ -20,21 +20,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ownlint.cli import cli
 
+from cli_helpers import BUGGY  # the buggy module the CLI tests share
+
 TIMEOUT = 30.0
 QUIET = 1.0  # how long "no further diagnostics" is waited for
 
-BUGGY = """\
-import ctypes
-
-from ze import *
-
-
-def upload(hctx, desc, n):
-    host = ctypes.c_void_p()
-    zeMemAllocHost(hctx, ctypes.byref(desc), n, 64, ctypes.byref(host))
-    zeMemFree(hctx, host)
-    zeMemFree(hctx, host)
-"""
 SECOND_FREE = 9  # 0-based line of the second `zeMemFree`
 FIXED = BUGGY.rsplit("    zeMemFree(hctx, host)\n", 1)[0]
 

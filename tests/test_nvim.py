@@ -15,21 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import BUGGY  # the buggy module the CLI tests share
+
 DATA = Path(__file__).resolve().parent / "data"
 NVIM = shutil.which("nvim")
 
-BUGGY = """\
-import ctypes
-
-from ze import *
-
-
-def upload(hctx, desc, n):
-    host = ctypes.c_void_p()
-    zeMemAllocHost(hctx, ctypes.byref(desc), n, 64, ctypes.byref(host))
-    zeMemFree(hctx, host)
-    zeMemFree(hctx, host)
-"""
 
 
 @pytest.mark.slow

@@ -17,21 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import BUGGY  # the buggy module the CLI tests share
+
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 600  # building the hook's environment installs ownlint's dependencies from PyPI
 
-BUGGY = """\
-import ctypes
-
-from ze import *
-
-
-def upload(hctx, desc, n):
-    host = ctypes.c_void_p()
-    zeMemAllocHost(hctx, ctypes.byref(desc), n, 64, ctypes.byref(host))
-    zeMemFree(hctx, host)
-    zeMemFree(hctx, host)
-"""
 CLEAN = BUGGY.rsplit("    zeMemFree(hctx, host)\n", 1)[0]
 
 GIT = ["git", "-c", "user.name=ownlint tests", "-c", "user.email=tests@ownlint.invalid", "-c", "commit.gpgsign=false"]

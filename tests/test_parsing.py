@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -15,9 +16,16 @@ HERE = Path(__file__).resolve().parent
 FIXTURES = sorted((HERE / "fixtures").rglob("*.py"))
 SOURCES = sorted((HERE.parent / "src" / "ownlint").rglob("*.py"))
 HOOK = cst.CSTNode.__dict__["__post_init__"]
+INITS = {cls: cls.__dict__["__init__"] for cls in parsing.FAST_INITS}
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def hooks_restored() -> bool:
+    return cst.CSTNode.__dict__["__post_init__"] is HOOK and all(
+        cls.__dict__["__init__"] is init for cls, init in INITS.items()
+    )
+
+
+@pytest.mark.parametrize("path", FIXTURES + SOURCES, ids=lambda p: p.name)
 def test_same_tree_and_every_node_valid(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     fast = parsing.parse_module(source)
@@ -25,13 +33,13 @@ def test_same_tree_and_every_node_valid(path: Path) -> None:
     assert fast.code == source
     for node in walk(fast):
         node._validate()  # what the parse skipped: the parser's own nodes pass it
-    assert cst.CSTNode.__dict__["__post_init__"] is HOOK
+    assert hooks_restored()
 
 
 def test_validation_is_back_after_a_syntax_error() -> None:
     with pytest.raises(cst.ParserSyntaxError):
         parsing.parse_module("def f(:\n")
-    assert cst.CSTNode.__dict__["__post_init__"] is HOOK
+    assert hooks_restored()
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
 
@@ -54,6 +62,55 @@ def test_validation_is_skipped_while_parsing() -> None:
     finally:
         parsing._VALIDATE = hooked
         cst.CSTNode.__post_init__ = HOOK  # type: ignore[method-assign]
+
+
+def test_the_common_node_classes_get_a_fast_init() -> None:
+    assert {cst.Name, cst.Call, cst.Arg, cst.SimpleWhitespace, cst.FunctionDef, cst.Module} <= set(parsing.FAST_INITS)
+    assert hooks_restored()
+
+
+def first_of_each_class() -> dict[type, cst.CSTNode]:
+    found: dict[type, cst.CSTNode] = {}
+    for path in FIXTURES + SOURCES:
+        for node in walk(cst.parse_module(path.read_text(encoding="utf-8"))):
+            found.setdefault(type(node), node)
+    return found
+
+
+def same(a: object, b: object) -> bool:
+    if isinstance(a, cst.CSTNode):
+        return isinstance(b, cst.CSTNode) and a.deep_equals(b)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    return a == b
+
+
+def test_a_fast_init_stores_what_the_dataclass_init_stores() -> None:
+    """Given only the fields without a default, both fill the others alike
+    (defaults, and fresh values from default factories)."""
+    checked = 0
+    for cls, node in first_of_each_class().items():
+        init = parsing.FAST_INITS.get(cls)
+        if init is None:
+            continue
+        required = {
+            f.name: getattr(node, f.name)
+            for f in dataclasses.fields(cls)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        }
+        try:
+            expected = cls(**required)
+        except cst.CSTValidationError:
+            continue  # defaults that do not fit this node's values
+        made = cls.__new__(cls)
+        init(made, **required)
+        for f in dataclasses.fields(cls):
+            mine, theirs = getattr(made, f.name), getattr(expected, f.name)
+            assert same(mine, theirs), (cls, f.name)
+            if f.default_factory is not dataclasses.MISSING and isinstance(theirs, cst.CSTNode):
+                assert mine is not theirs  # a fresh one, as the factory makes
+        checked += 1
+    assert checked > 50
 
 
 # `type(x) is cst.Name` (instead of `isinstance`, which costs a Python-level

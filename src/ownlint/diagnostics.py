@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ownlint.slots import fast_init
 
+
+@fast_init
 @dataclass(frozen=True, slots=True, order=True)
 class Span:
     """A source range: 1-based lines and columns, the end column exclusive."""
@@ -15,6 +18,7 @@ class Span:
     end_column: int
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Related:
     """A place that tells part of a finding's story ("first freed here")."""
@@ -39,6 +43,7 @@ class Fix:
     edits: tuple[Edit, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding.

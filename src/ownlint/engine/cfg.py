@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ownlint.slots import fast_init
+
 from ownlint.engine.walk import walk
 
 _EMPTY = cst.Module(body=[])
@@ -52,6 +54,7 @@ def source_of(node: cst.CSTNode) -> str:
     return " ".join(text.split())
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, eq=False)
 class Elem:
     """One step of a block.
@@ -88,6 +91,7 @@ class Elem:
         return source_of(self.node)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Edge:
     src: int

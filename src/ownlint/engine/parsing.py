@@ -9,10 +9,9 @@ replacement nodes), not trees that come out of the parser:
   sense to move validation work into the visitor, which would allow us to
   avoid validating the tree when parsing a file"). About 8% of the parse.
 - The generated `__init__` of a frozen dataclass sets each field with
-  `object.__setattr__(self, "name", value)`: a global lookup, an attribute
-  lookup and a lookup of the name on the type, per field. Setting the field
-  through its slot's descriptor (`Name.value.__set__`, bound once) does the
-  same store. About 6% of the parse.
+  `object.__setattr__(self, "name", value)`; setting it through its slot's
+  descriptor does the same store, cheaper (see `ownlint.slots`). About 6%
+  of the parse.
 
 (Instructions counted by cachegrind on 16,000 lines of the dense benchmark
 corpus: 9.26 G for `libcst.parse_module`, 8.48 G without validation, 7.95 G
@@ -33,12 +32,12 @@ are restored.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-import types
 from collections.abc import Callable, Iterator
 
 import libcst as cst
+
+from ownlint.slots import slotted_init
 
 _NODE = cst.CSTNode
 _VALIDATE = _NODE.__dict__.get("__post_init__")
@@ -64,54 +63,10 @@ def node_classes() -> Iterator[type]:
                 yield sub
 
 
-_DEFAULT_FACTORY = object()  # the parameter's default when a field has a default factory
-
-
-def _slot(cls: type, name: str) -> Callable[[object, object], None] | None:
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            found = klass.__dict__[name]
-            return found.__set__ if isinstance(found, types.MemberDescriptorType) else None
-    return None
-
-
-def fast_init(cls: type) -> Callable[..., None] | None:
-    """An `__init__` for the dataclass `cls` that stores each field through its
-    slot and calls no `__post_init__`; None if `cls` is not such a class."""
-    if not dataclasses.is_dataclass(cls) or "__init__" not in cls.__dict__:
-        return None
-    names: dict[str, object] = {"_FACTORY": _DEFAULT_FACTORY}
-    params: list[str] = []
-    body: list[str] = []
-    for i, field in enumerate(dataclasses.fields(cls)):
-        if not field.init or getattr(field, "kw_only", False) is True:
-            return None
-        setter = _slot(cls, field.name)
-        if setter is None:
-            return None
-        names[f"_set{i}"] = setter
-        value = field.name
-        if field.default is not dataclasses.MISSING:
-            names[f"_default{i}"] = field.default
-            params.append(f"{field.name}=_default{i}")
-        elif field.default_factory is not dataclasses.MISSING:
-            names[f"_factory{i}"] = field.default_factory
-            params.append(f"{field.name}=_FACTORY")
-            value = f"_factory{i}() if {field.name} is _FACTORY else {field.name}"
-        else:
-            params.append(field.name)
-        body.append(f"    _set{i}(self, {value})\n")
-    source = f"def __init__(self, {', '.join(params)}):\n{''.join(body) or '    pass'}\n"
-    made: dict[str, Callable[..., None]] = {}
-    exec(source, names, made)  # noqa: S102 - the source is built above from field names
-    made["__init__"].__qualname__ = f"{cls.__qualname__}.__init__"
-    return made["__init__"]
-
-
 def _fast_inits() -> tuple[dict[type, Callable[..., None]], dict[type, object]]:
     fast: dict[type, Callable[..., None]] = {}
     for cls in node_classes():
-        init = fast_init(cls)
+        init = slotted_init(cls, post_init=False)
         if init is not None:
             fast[cls] = init
     return fast, {cls: cls.__dict__["__init__"] for cls in fast}

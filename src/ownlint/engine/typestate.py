@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ownlint.slots import fast_init
+
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, may_raise, source_of
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
@@ -66,6 +68,7 @@ from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary
 Resolver = Callable[[cst.Call, str, bool], "Summary | None"]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class RawViolation:
     """A violation still holding syntax nodes (positions come later, if needed)."""

@@ -1,0 +1,76 @@
+"""`ownlint.slots`: the faster `__init__` stores what the dataclass's own would."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import pytest
+
+from ownlint.diagnostics import Diagnostic, Related, Span
+from ownlint.engine.cfg import Edge, Elem
+from ownlint.engine.state import HState, Step
+from ownlint.engine.typestate import RawViolation
+from ownlint.slots import fast_init, slotted_init
+
+
+def make(decorate: bool) -> type:
+    made: list[str] = []
+
+    @dataclass(frozen=True, slots=True)
+    class Sample:
+        a: int
+        b: str = "b"
+        c: list = field(default_factory=list)
+        d: tuple = field(default=(), compare=False)
+
+        def __post_init__(self) -> None:
+            made.append(self.b)
+
+    Sample.made = made  # type: ignore[attr-defined]
+    return fast_init(Sample) if decorate else Sample
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((1,), {}), ((1, "x"), {}), ((1,), {"c": [2]}), ((), {"a": 1, "d": (3,)}), ((1, "y", [4], (5,)), {})],
+)
+def test_same_fields_defaults_factories_and_post_init(args: tuple, kwargs: dict) -> None:
+    fast, plain = make(True), make(False)
+    mine, theirs = fast(*args, **kwargs), plain(*args, **kwargs)
+    assert [getattr(mine, f.name) for f in dataclasses.fields(fast)] == [
+        getattr(theirs, f.name) for f in dataclasses.fields(plain)
+    ]
+    assert fast.made == plain.made == [theirs.b]  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mine.a = 2  # type: ignore[misc]
+
+
+def test_a_fresh_value_from_each_default_factory() -> None:
+    fast = make(True)
+    assert fast(1).c is not fast(1).c
+
+
+def test_the_same_errors_for_wrong_arguments() -> None:
+    fast, plain = make(True), make(False)
+    for args, kwargs in [((), {}), ((1,), {"e": 2}), ((1, 2, 3, 4, 5), {})]:
+        with pytest.raises(TypeError):
+            plain(*args, **kwargs)
+        with pytest.raises(TypeError):
+            fast(*args, **kwargs)
+
+
+def test_a_class_without_slots_is_refused() -> None:
+    @dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    assert slotted_init(NoSlots) is None
+    with pytest.raises(TypeError, match="NoSlots"):
+        fast_init(NoSlots)
+
+
+@pytest.mark.parametrize("cls", [Span, Related, Diagnostic, Step, HState, Elem, Edge, RawViolation])
+def test_the_engine_classes_have_it(cls: type) -> None:
+    assert "_set0" in cls.__init__.__code__.co_names  # type: ignore[misc]
+    assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"  # type: ignore[misc]

@@ -16,13 +16,10 @@ HERE = Path(__file__).resolve().parent
 FIXTURES = sorted((HERE / "fixtures").rglob("*.py"))
 SOURCES = sorted((HERE.parent / "src" / "ownlint").rglob("*.py"))
 HOOK = cst.CSTNode.__dict__["__post_init__"]
-INITS = {cls: cls.__dict__["__init__"] for cls in parsing.FAST_INITS}
 
 
-def hooks_restored() -> bool:
-    return cst.CSTNode.__dict__["__post_init__"] is HOOK and all(
-        cls.__dict__["__init__"] is init for cls, init in INITS.items()
-    )
+def switched_off() -> bool:
+    return parsing._PARSING == [False]
 
 
 @pytest.mark.parametrize("path", FIXTURES + SOURCES, ids=lambda p: p.name)
@@ -33,18 +30,18 @@ def test_same_tree_and_every_node_valid(path: Path) -> None:
     assert fast.code == source
     for node in walk(fast):
         node._validate()  # what the parse skipped: the parser's own nodes pass it
-    assert hooks_restored()
+    assert switched_off()
 
 
 def test_validation_is_back_after_a_syntax_error() -> None:
     with pytest.raises(cst.ParserSyntaxError):
         parsing.parse_module("def f(:\n")
-    assert hooks_restored()
+    assert switched_off()
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
 
 
-def test_validation_is_skipped_while_parsing() -> None:
+def test_validation_is_skipped_while_parsing_only() -> None:
     seen = []
 
     def record(self: cst.CSTNode) -> None:
@@ -53,20 +50,22 @@ def test_validation_is_skipped_while_parsing() -> None:
 
     cst.CSTNode.__post_init__ = record  # type: ignore[method-assign]
     try:
-        hooked = parsing._VALIDATE
-        parsing._VALIDATE = record
         parsing.parse_module("x = f(1)\n")
         assert seen == []
         cst.parse_module("x = f(1)\n")
         assert cst.Call in seen
+        seen.clear()
+        cst.Call(func=cst.Name("f"))
+        assert seen[0] is cst.Name and seen[-1] is cst.Call  # and their default whitespace
     finally:
-        parsing._VALIDATE = hooked
         cst.CSTNode.__post_init__ = HOOK  # type: ignore[method-assign]
 
 
-def test_the_common_node_classes_get_a_fast_init() -> None:
-    assert {cst.Name, cst.Call, cst.Arg, cst.SimpleWhitespace, cst.FunctionDef, cst.Module} <= set(parsing.FAST_INITS)
-    assert hooks_restored()
+def test_the_node_classes_have_a_switched_init() -> None:
+    common = {cst.Name, cst.Call, cst.Arg, cst.SimpleWhitespace, cst.FunctionDef, cst.Module}
+    assert common <= set(parsing.LIBCST_INITS)
+    for cls in parsing.LIBCST_INITS:
+        assert "_switch" in cls.__init__.__code__.co_names  # type: ignore[misc]
 
 
 def first_of_each_class() -> dict[type, cst.CSTNode]:
@@ -90,8 +89,7 @@ def test_a_fast_init_stores_what_the_dataclass_init_stores() -> None:
     (defaults, and fresh values from default factories)."""
     checked = 0
     for cls, node in first_of_each_class().items():
-        init = parsing.FAST_INITS.get(cls)
-        if init is None:
+        if cls not in parsing.LIBCST_INITS:
             continue
         required = {
             f.name: getattr(node, f.name)
@@ -102,8 +100,11 @@ def test_a_fast_init_stores_what_the_dataclass_init_stores() -> None:
             expected = cls(**required)
         except cst.CSTValidationError:
             continue  # defaults that do not fit this node's values
-        made = cls.__new__(cls)
-        init(made, **required)
+        parsing._PARSING[0] = True
+        try:
+            made = cls(**required)
+        finally:
+            parsing._PARSING[0] = False
         for f in dataclasses.fields(cls):
             mine, theirs = getattr(made, f.name), getattr(expected, f.name)
             assert same(mine, theirs), (cls, f.name)

@@ -33,15 +33,22 @@ def _slot(cls: type, name: str) -> Callable[[object, object], None] | None:
     return None
 
 
-def slotted_init(cls: type, post_init: bool = True) -> Callable[..., None] | None:
+def slotted_init(
+    cls: type, post_init: bool = True, switch: list[bool] | None = None
+) -> Callable[..., None] | None:
     """An `__init__` for the dataclass `cls` that stores each field through its
     slot (then calls `__post_init__`, if `post_init` and the class has one);
     None if `cls` is not a dataclass whose every field is a plain, slotted
-    `__init__` parameter."""
+    `__init__` parameter.
+
+    With a `switch`, it does so only while `switch[0]` is true; otherwise it
+    calls the class's own `__init__` (the one it replaces) with the same
+    arguments."""
     if not dataclasses.is_dataclass(cls) or "__init__" not in cls.__dict__:
         return None
-    names: dict[str, object] = {"_FACTORY": _FACTORY}
+    names: dict[str, object] = {"_FACTORY": _FACTORY, "_switch": switch, "_own": cls.__dict__["__init__"]}
     params: list[str] = []
+    values: list[str] = []
     body: list[str] = []
     for i, field in enumerate(dataclasses.fields(cls)):
         if not field.init or getattr(field, "kw_only", False) is True:
@@ -60,7 +67,10 @@ def slotted_init(cls: type, post_init: bool = True) -> Callable[..., None] | Non
             value = f"_factory{i}() if {field.name} is _FACTORY else {field.name}"
         else:
             params.append(field.name)
+        values.append(value)
         body.append(f"    _set{i}(self, {value})\n")
+    if switch is not None:
+        body.insert(0, f"    if not _switch[0]:\n        return _own(self, {', '.join(values)})\n")
     if post_init and hasattr(cls, "__post_init__"):
         body.append("    self.__post_init__()\n")
     source = f"def __init__(self, {', '.join(params)}):\n{''.join(body) or '    pass'}\n"

@@ -15,19 +15,22 @@ replacement nodes), not trees that come out of the parser:
 
 (Instructions counted by cachegrind on 16,000 lines of the dense benchmark
 corpus: 9.26 G for `libcst.parse_module`, 8.48 G without validation, 7.95 G
-with both; about 1.0 million nodes per 51,000 lines.)
+without either; about 1.0 million nodes per 51,000 lines.)
 
-So, while ownlint parses, each node class whose fields all live in slots has
-an `__init__` that stores them through the descriptors and validates nothing,
-and `CSTNode.__post_init__` does nothing (for any class left as it was);
-everything is put back afterwards, whatever happens. The stored values are
-the same (defaults and default factories included), so the tree is the same.
-Nodes that other code builds in that time (another thread) are not
-validated either, which changes nothing for valid nodes. If a libcst
-version no longer has these hooks, the parse is the ordinary one, class by
-class. `tests/test_parsing.py` checks that the trees are the same, that
-every node of every fixture passes its own validation, and that the classes
-are restored.
+So, when this module is imported, each node class whose fields all live in
+slots gets an `__init__` with a switch: while ownlint parses (the switch is
+on), it stores the fields through the slots' descriptors and validates
+nothing; at any other time it calls libcst's own `__init__` with the same
+arguments, validation included. (An earlier version swapped the classes'
+`__init__` in and out around each parse: re-assigning a type's attribute
+invalidates the type caches of all its subclasses, which cost 2% of a run.)
+The stored values are the same (defaults and default factories included),
+so the tree is the same. Nodes that other code builds while ownlint parses
+(another thread) are not validated either, which changes nothing for valid
+nodes. A class this does not handle keeps its own `__init__`, and its nodes
+are validated as usual. `tests/test_parsing.py` checks that the trees are
+the same, that every node of every fixture passes its own validation, and
+that nodes built outside a parse are validated.
 """
 
 from __future__ import annotations
@@ -40,11 +43,9 @@ import libcst as cst
 from ownlint.slots import slotted_init
 
 _NODE = cst.CSTNode
-_VALIDATE = _NODE.__dict__.get("__post_init__")
-
-
-def _skip(self: cst.CSTNode) -> None:
-    return None
+# true while ownlint parses: the node classes' `__init__` (below) store
+# their fields directly; at any other time they are libcst's own
+_PARSING = [False]
 
 
 def node_classes() -> Iterator[type]:
@@ -63,28 +64,25 @@ def node_classes() -> Iterator[type]:
                 yield sub
 
 
-def _fast_inits() -> tuple[dict[type, Callable[..., None]], dict[type, object]]:
-    fast: dict[type, Callable[..., None]] = {}
+def _install() -> dict[type, Callable[..., None]]:
+    own: dict[type, Callable[..., None]] = {}
     for cls in node_classes():
-        init = slotted_init(cls, post_init=False)
+        init = slotted_init(cls, post_init=False, switch=_PARSING)
         if init is not None:
-            fast[cls] = init
-    return fast, {cls: cls.__dict__["__init__"] for cls in fast}
+            own[cls] = cls.__dict__["__init__"]
+            cls.__init__ = init  # type: ignore[misc]
+    return own
 
 
-FAST_INITS, _INITS = _fast_inits()
+LIBCST_INITS = _install()  # the classes given a switched `__init__`, with libcst's own
 
 
 def parse_module(source: str) -> cst.Module:
     """`libcst.parse_module(source)`, the same tree, without re-validation."""
-    if _VALIDATE is not None:
-        _NODE.__post_init__ = _skip  # type: ignore[method-assign]
-    for cls, init in FAST_INITS.items():
-        cls.__init__ = init  # type: ignore[misc]
+    if _PARSING[0]:  # a parse from within a parse (another thread): the switch is someone else's
+        return cst.parse_module(source)
+    _PARSING[0] = True
     try:
         return cst.parse_module(source)
     finally:
-        for cls, init in _INITS.items():
-            cls.__init__ = init  # type: ignore[misc]
-        if _VALIDATE is not None:
-            _NODE.__post_init__ = _VALIDATE  # type: ignore[method-assign]
+        _PARSING[0] = False

@@ -191,3 +191,22 @@ def test_workers_fork_only_without_other_threads() -> None:
     finally:
         stop.set()
         other.join()
+
+
+def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:
+    """rich draws the terminal outputs and the progress bar; JSON to a pipe needs neither."""
+    (tmp_path / "helpers.py").write_text(HELPER, encoding="utf-8")
+    (tmp_path / "caller.py").write_text(CALLER, encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from ownlint.cli import main\n"
+        "sys.argv = ['ownlint', 'check', '--format', 'json', '--no-cache', '.']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('rich' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stderr == "False\n"
+    assert json.loads(done.stdout)["findings"]

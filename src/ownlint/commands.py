@@ -16,11 +16,9 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from ownlint import api, baseline, fixes
 from ownlint.baseline import BaselineError
@@ -31,7 +29,10 @@ from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.progress import progress_for
 from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
-from ownlint.render import concise, github, json_, sarif, statistics, text
+from ownlint.render import concise, github, json_, sarif, statistics
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -53,6 +54,8 @@ def fail(reason: str) -> NoReturn:
 def make_console(stream: TextIO | None = None) -> Console:
     """A console on `stream` (default standard output): colour only on a terminal and when `NO_COLOR` is unset
     or empty."""
+    from rich.console import Console  # rich only for the outputs that use it (not JSON, SARIF, ...)
+
     stream = stream if stream is not None else sys.stdout
     on_terminal = stream.isatty()
     colour = on_terminal and not os.environ.get("NO_COLOR")
@@ -258,6 +261,8 @@ def _print(result: api.RunResult, output_format: str, show_statistics: bool, sho
     elif output_format == "concise":
         click.echo(concise.render(result, show_unused=show_unused), nl=False, err=err)
     else:
+        from ownlint.render import text
+
         text.render(result, make_console(stream), show_unused=show_unused)
 
 
@@ -269,6 +274,8 @@ def rules(output_format: str) -> None:
     if output_format == "docs":
         click.echo(rules_document(), nl=False)
         return
+    from rich.table import Table
+
     table = Table("code", "name", "severity", "summary", box=None, pad_edge=False)
     for rule in all_rules().values():
         table.add_row(rule.code, rule.name, rule.severity, rule.summary)

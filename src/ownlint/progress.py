@@ -12,17 +12,10 @@ import os
 import sys
 import threading
 from types import TracebackType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DELAY_SECONDS = 0.5
 
@@ -31,6 +24,8 @@ class ProgressBar:
     """An `ownlint.api.Progress` that draws a transient bar after `delay` seconds; use it as a context manager."""
 
     def __init__(self, console: Console, delay: float = DELAY_SECONDS) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
         self._progress = Progress(
             SpinnerColumn(),
             TextColumn("checking"),
@@ -97,6 +92,8 @@ def progress_for(stream: TextIO | None = None) -> ProgressBar | None:
         return None
     if not on_terminal:
         return None
+    from rich.console import Console  # here: a run whose output is not a terminal never imports rich
+
     colour = not os.environ.get("NO_COLOR")
     console = Console(
         file=stream,

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from ownlint.fingerprint import FindingKey, line_hash, normalise, with_occurrences
 from ownlint.lines import line_at, line_starts, split_lines
 
@@ -22,3 +27,11 @@ def test_normalise_and_occurrences() -> None:
     assert with_occurrences([a, b, a]) == [(a, 1), (b, 1), (a, 2)]
     assert line_hash(a, 1).endswith(":1") and line_hash(a, 1).split(":")[0] == line_hash(a, 2).split(":")[0]
     assert line_hash(a, 1) != line_hash(b, 1)
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "\n", "\r", "\x0c", "\x85", "é"]), max_size=40))
+def test_split_lines_is_the_split_at_line_ends(text: str) -> None:
+    lines = re.split(r"\r\n|\r|\n", text)
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    assert split_lines(text) == lines

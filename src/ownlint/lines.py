@@ -15,7 +15,7 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def split_lines(text: str) -> list[str]:
     """The lines of `text` without their line ends; a final line end opens no extra line."""
-    lines = _LINE_END.split(text)
+    lines = text.split("\n") if "\r" not in text else _LINE_END.split(text)
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines

@@ -155,8 +155,10 @@ def literal(node: cst.BaseExpression) -> Val:
             pass  # "010" and the like: literal_eval says what Python says
     elif kind is cst.SimpleString:
         text = node.value  # type: ignore[attr-defined]
-        if len(text) >= 2 and text[0] == text[-1] in "'\"" and text[1:-1].isalnum():
-            return ("const", text[1:-1])  # a plain word, the common case: no parse needed
+        if len(text) >= 2 and text[0] == text[-1] in "'\"":
+            inner = text[1:-1]  # no prefix, and one quote each side: a plain string
+            if text[0] not in inner and "\\" not in inner:
+                return ("const", inner)  # nothing to unescape, the common case: no parse needed
     if type(node) in (cst.Integer, cst.Float, cst.Imaginary):
         try:
             return ("const", ast.literal_eval(node.value))

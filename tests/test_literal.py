@@ -1,0 +1,35 @@
+"""`typestate.literal`: the value of a literal, as Python reads it."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import libcst as cst
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ownlint.engine.typestate import literal
+
+QUOTES = st.sampled_from(["'", '"', "'''", '"""', "b'", "r'", "f'", "rb'", "u'"])
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab_ .:-'\"\\né\t{}0")), max_size=12), QUOTES)
+def test_a_string_literal_has_the_value_python_reads(body: str, opening: str) -> None:
+    quote = opening.lstrip("bruf")
+    source = opening + body + quote
+    try:
+        node = cst.parse_expression(source)
+        with warnings.catch_warnings():  # an invalid escape warns, and still has a value
+            warnings.simplefilter("ignore")
+            expected = ast.literal_eval(source)
+    except (cst.ParserSyntaxError, ValueError, SyntaxError):
+        return  # not a literal Python accepts
+    if type(node) is not cst.SimpleString:
+        return
+    assert literal(node) == ("const", expected)
+
+
+def test_common_spellings() -> None:
+    for source, value in [("'level_zero'", "level_zero"), ('"a.b"', "a.b"), ("''", ""), ('"it\'s"', "it's"), (r"'a\nb'", "a\nb")]:
+        assert literal(cst.parse_expression(source)) == ("const", value)

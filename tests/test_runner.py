@@ -131,9 +131,14 @@ class TestCache:
         assert entries and all(json.loads(e.read_text(encoding="utf-8"))["checksum"] for e in entries)
 
 
+def write_helper_and_caller(root: Path) -> None:
+    """A two-file project with one finding (a helper that frees, a caller that frees again)."""
+    (root / "helpers.py").write_text(HELPER, encoding="utf-8")
+    (root / "caller.py").write_text(CALLER, encoding="utf-8")
+
+
 def test_a_fully_cached_run_does_not_import_libcst(tmp_path: Path) -> None:
-    (tmp_path / "helpers.py").write_text(HELPER, encoding="utf-8")
-    (tmp_path / "caller.py").write_text(CALLER, encoding="utf-8")
+    write_helper_and_caller(tmp_path)
     script = (
         "import sys\n"
         "from ownlint import api\n"
@@ -195,8 +200,7 @@ def test_workers_fork_only_without_other_threads() -> None:
 
 def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:
     """rich draws the terminal outputs and the progress bar; JSON to a pipe needs neither."""
-    (tmp_path / "helpers.py").write_text(HELPER, encoding="utf-8")
-    (tmp_path / "caller.py").write_text(CALLER, encoding="utf-8")
+    write_helper_and_caller(tmp_path)
     script = (
         "import sys\n"
         "from ownlint.cli import main\n"

@@ -81,8 +81,8 @@ def slotted_init(
 
 
 def fast_init(cls: T) -> T:
-    """Class decorator, above `@dataclass(slots=True, ...)`: the faster
-    `__init__`, if `slotted_init` handles the class."""
+    """Class decorator, above `@dataclass(slots=True, ...)`: installs the faster
+    `__init__`; a TypeError for a class `slotted_init` does not handle."""
     init = slotted_init(cls)
     if init is None:
         raise TypeError(f"{cls.__qualname__}: not a dataclass with every field in a slot")

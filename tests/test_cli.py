@@ -374,3 +374,29 @@ class TestSubprocess:
         unknown = run("explain", "nothing", cwd=tmp_path)
         assert unknown.returncode == 2
         assert one_line_error(unknown) == "unknown rule 'nothing'; `ownlint rules` lists them"
+
+
+def test_console_script_flushes_everything_before_its_fast_exit(tmp_path: Path) -> None:
+    """`main` ends the process with `os._exit` once the command is done: the
+    whole output must be out by then, and the status the command chose kept."""
+    for i in range(40):  # enough findings that the output is far beyond one pipe buffer
+        (tmp_path / f"m{i}.py").write_text(
+            "from ze import zeMemAllocHost, zeMemFree\n\n\ndef f(ctx, p):\n    zeMemFree(ctx, p)\n    zeMemFree(ctx, p)\n"
+        )
+    script = "from ownlint.cli import main\nmain()\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "check", "--format", "json", "--no-cache", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert len(json.loads(done.stdout)["findings"]) == 40
+    text = subprocess.run(
+        [sys.executable, "-c", script, "check", "--format", "text", "--no-cache", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert text.returncode == 1 and text.stdout.count("OWN201") >= 40
+    assert text.stdout.rstrip().endswith("in 40 files.")  # the summary line, written last
+    ok = subprocess.run([sys.executable, "-c", script, "--version"], capture_output=True, text=True, timeout=60)
+    assert (ok.returncode, ok.stdout) == (0, f"ownlint {__version__}\n")
+    bad = subprocess.run([sys.executable, "-c", script, "check", "--jobs", "0"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--jobs" in bad.stderr

@@ -87,6 +87,19 @@ def test_batches_hold_every_component_once_largest_first() -> None:
     assert sizes == sorted(sizes, reverse=True)
 
 
+def test_batches_shrink_toward_the_end_so_workers_finish_together() -> None:
+    """Guided scheduling: each task takes a share of what is left, so the last
+    tasks are small and no worker idles long while another finishes a big one."""
+    components = [[SourceFile(f"f{i}.py", "x = 1\n" * 300)] for i in range(200)]
+    batches = runner._batches(components, jobs=2)
+    lines = [sum(prefilter.lines(components[i]) for i in batch) for batch in batches]
+    total = sum(lines)
+    assert lines[0] >= total // 5  # the first task is big: few round trips
+    assert lines[-1] <= runner.MIN_BATCH_LINES + 301  # the last is small
+    assert all(a >= b for a, b in zip(lines, lines[1:-1]))  # never growing (but the remainder)
+    assert sorted(i for batch in batches for i in batch) == list(range(200))
+
+
 class TestCache:
     def counting(self, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
         calls: list[list[str]] = []
@@ -203,10 +216,9 @@ def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:
     write_helper_and_caller(tmp_path)
     script = (
         "import sys\n"
-        "from ownlint.cli import main\n"
-        "sys.argv = ['ownlint', 'check', '--format', 'json', '--no-cache', '.']\n"
+        "from ownlint.cli import cli\n"
         "try:\n"
-        "    main()\n"
+        "    cli.main(['check', '--format', 'json', '--no-cache', '.'], prog_name='ownlint')\n"
         "except SystemExit:\n"
         "    pass\n"
         "print('rich' in sys.modules, file=sys.stderr)\n"

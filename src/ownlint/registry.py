@@ -8,6 +8,9 @@ generated from these records.
 
 from __future__ import annotations
 
+import functools
+import types
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 DOCS_URL = "https://github.com/ownlint/ownlint/blob/main/docs/rules.md#{anchor}"
@@ -56,11 +59,13 @@ class Rule:
         return "\n".join(parts) + "\n"
 
 
-def all_rules() -> dict[str, Rule]:
-    """Every rule ownlint implements, by code, in code order."""
+@functools.cache
+def all_rules() -> Mapping[str, Rule]:
+    """Every rule ownlint implements, by code, in code order (read-only: built
+    once, as renderers ask for it once per finding)."""
     from ownlint.checks import RULES
 
-    return dict(sorted((r.code, r) for r in RULES))
+    return types.MappingProxyType(dict(sorted((r.code, r) for r in RULES)))
 
 
 def rule(code: str) -> Rule:

@@ -28,6 +28,8 @@ from ownlint.engine.sources import SourceFile
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_][A-Za-z_0-9]*)", re.MULTILINE)
 _CLASS = re.compile(r"^[ \t]*class[ \t]+([A-Za-z_][A-Za-z_0-9]*)", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+# above this many names, a file's words are listed once instead of searching its text for each name
+_SUBSTRING_NAMES = 50
 
 
 def trigger_words(models: ModelSet) -> frozenset[str]:
@@ -107,11 +109,16 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
         names = set().union(*(defines[i] for i in frontier))
         if not names:
             break
-        ordered_names = sorted(names)
+        # a substring test per name is memchr-fast, but with many names one
+        # pass over the file's words is cheaper (a selected tree can define
+        # thousands of functions)
+        ordered_names = sorted(names) if len(names) <= _SUBSTRING_NAMES else []
         frontier = {
             i
             for i, f in enumerate(files)
-            if i not in selected and any(n in f.source for n in ordered_names) and not names.isdisjoint(words_of(i))
+            if i not in selected
+            and (not ordered_names or any(n in f.source for n in ordered_names))
+            and not names.isdisjoint(words_of(i))
         }
         for i in frontier:
             defines[i] = defined_names(files[i].source)

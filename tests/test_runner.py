@@ -182,6 +182,37 @@ def test_a_class_links_where_its_attribute_is_spelled() -> None:
     assert prefilter.select(files(pools=OTHER_RELEASE, user=METHOD_USER), MODELS) == [[0], [1]]
 
 
+@pytest.mark.parametrize(
+    "text, spelled",
+    [
+        ("Pool.release()", True),
+        ("x = Pool .release", True),
+        ("Pool\n.release", True),
+        ("MyPool.release()", False),  # another name that ends the same
+        ("_Pool.release()", False),
+        ("Pool2.release()", False),  # one that starts the same
+        ("Pool()", False),
+        ("y = 1; Pool.x", True),
+    ],
+)
+def test_spells_attribute_of_matches_whole_names_only(text: str, spelled: bool) -> None:
+    assert prefilter.spells_attribute_of(text, "Pool") is spelled
+
+
+def test_definitions_lists_functions_and_classes_but_not_dunders() -> None:
+    text = "class Pool:\n    def __init__(self): ...\n    async def drain(self): ...\n\ndef release(p): ...\n"
+    assert prefilter.definitions(text) == ({"Pool", "drain", "release"}, {"Pool"})
+
+
+def test_many_selected_names_use_the_word_lists() -> None:
+    """Past `_SUBSTRING_NAMES` names, the frontier compares word sets instead of
+    searching for each name: the same components either way."""
+    helpers = "from ze import *\n\n" + "".join(f"def h{i}(ctx, p):\n    zeMemFree(ctx, p)\n" for i in range(60))
+    caller = "from helpers import h59\n\ndef f(ctx, p):\n    helpers.h59(ctx, p)\n"
+    fs = files(helpers=helpers, caller=caller, plain=PLAIN)
+    assert prefilter.select(fs, MODELS) == [[0, 1]]
+
+
 def test_components_find_what_one_whole_project_finds() -> None:
     # the grouping is an optimisation: analysing every fixture as one project
     # must give the same findings as analysing the components one by one
@@ -226,3 +257,22 @@ def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
     assert done.stderr == "False\n"
     assert json.loads(done.stdout)["findings"]
+
+
+def test_the_collector_is_handed_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trees are frozen out of the cyclic collector and the analysis runs
+    with a larger youngest generation; afterwards everything is as before."""
+    import gc
+
+    seen: list[tuple[bool, int, int]] = []
+    real = project.Project.analyze_unit
+
+    def spy(self: project.Project, unit: object) -> list:
+        seen.append((gc.isenabled(), gc.get_threshold()[0], gc.get_freeze_count()))
+        return real(self, unit)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(project.Project, "analyze_unit", spy)
+    before = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count())
+    project.analyze_project(fixture_sources()[:5], MODELS, OPTIONS)
+    assert (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()) == before
+    assert seen and all(on and young == project.YOUNG_GC_THRESHOLD and frozen > 0 for on, young, frozen in seen)

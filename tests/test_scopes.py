@@ -76,3 +76,12 @@ def test_same_scopes_as_the_full_walk(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     module = cst.parse_module(source)
     assert described(collect_scopes(module, "m", None, source)) == described(collect_scopes(module, "m", None))
+
+
+@pytest.mark.parametrize("text", ["p", "(p)", "( p )", "a.b", "f(x,\n  y)", "lst[0]"])
+def test_source_of_prints_what_libcst_prints_on_one_line(text: str) -> None:
+    """A plain name is returned without printing; everything else is printed."""
+    from ownlint.engine.cfg import source_of
+
+    node = cst.parse_expression(text)
+    assert source_of(node) == " ".join(cst.Module(body=[]).code_for_node(node).split())

@@ -10,7 +10,9 @@ import pytest
 from ownlint.diagnostics import Diagnostic, Related, Span
 from ownlint.engine.cfg import Edge, Elem
 from ownlint.engine.state import HState, Step
+from ownlint.engine.summaries import Outcome, Summary
 from ownlint.engine.typestate import RawViolation
+from ownlint.engine.violations import StoryStep, Violation
 from ownlint.slots import fast_init, slotted_init
 
 
@@ -70,7 +72,9 @@ def test_a_class_without_slots_is_refused() -> None:
         fast_init(NoSlots)
 
 
-@pytest.mark.parametrize("cls", [Span, Related, Diagnostic, Step, HState, Elem, Edge, RawViolation])
+@pytest.mark.parametrize(
+    "cls", [Span, Related, Diagnostic, Step, HState, Elem, Edge, RawViolation, Outcome, Summary, StoryStep, Violation]
+)
 def test_the_engine_classes_have_it(cls: type) -> None:
     assert "_set0" in cls.__init__.__code__.co_names  # type: ignore[misc]
     assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"  # type: ignore[misc]

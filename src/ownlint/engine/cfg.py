@@ -47,6 +47,8 @@ _EMPTY = cst.Module(body=[])
 
 def source_of(node: cst.CSTNode) -> str:
     """The source text of a node, on one line."""
+    if type(node) is cst.Name and not node.lpar:  # most handles: no need to print
+        return node.value
     try:
         text = _EMPTY.code_for_node(node)
     except Exception:  # a synthetic node libcst cannot print on its own

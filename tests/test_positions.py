@@ -85,3 +85,75 @@ def test_decorated_functions_and_unicode_columns() -> None:
     fast = positions.spans(module, source, {fn: None, call: None})
     assert fast[call] == slow(module)[call] == Span(5, 15, 5, 30)
     assert fast[fn].line == 4
+
+
+def hinted_spans(source: str) -> tuple[dict[cst.CSTNode, Span], dict[cst.CSTNode, Span]]:
+    """The fast spans of every call and small statement, each hinted with its
+    statement, and libcst's spans of the same nodes."""
+    module = cst.parse_module(source)
+    stmts = statement_of(module)
+    wanted = {n: stmts[n] for n in walk(module) if isinstance(n, (cst.Call, cst.BaseSmallStatement)) and n in stmts}
+    expected = slow(module)
+    return positions.spans(module, source, wanted), {n: expected[n] for n in wanted}
+
+
+TWO_FUNCTIONS = (
+    "import ze\n\n\ndef first(ctx, p):\n    x = 1\n    return x\n\n\n"
+    "@ze.deco(\n    1,\n)\n# between\n@ze.other\nasync def second(ctx, p):\n    ze.zeMemFree(ctx, p)\n\n\n"
+    "class Holder:\n    def release(self, ctx, p):\n        ze.zeMemFree(ctx, p)\n\n\nend = ze.done(1)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        TWO_FUNCTIONS,
+        TWO_FUNCTIONS.replace("\n", "\r\n"),
+        TWO_FUNCTIONS.replace("\n", "\r"),
+        # a line inside a string that looks like the next definition
+        '"""Usage:\n\ndef second(ctx, p):\n    pass\n"""\n' + TWO_FUNCTIONS,
+        'X = """\nclass Holder:\n"""\n' + TWO_FUNCTIONS,
+        TWO_FUNCTIONS.replace("    x = 1\n", '    x = """\nasync def second(ctx, p):\n"""\n'),
+        # definitions inside a top-level `if` are not where the file is cut
+        "import sys\nif sys.argv:\n    def f(p):\n        g(p)\nelse:\n    def f(p):\n        h(p)\n\ndef k():\n    m(1)\n",
+        "def a(): f(1); g(2)\ndef b(): h(3)\n",
+        "def é(p):\n    f(p)\n\ndef ü(p):\n    g(p)\n",
+    ],
+    ids=[
+        "plain", "crlf", "cr", "def-in-docstring", "class-in-string", "def-in-string-after",
+        "nested-defs", "one-line-defs", "unicode-names",
+    ],
+)
+def test_cut_files_place_what_libcst_places(source: str) -> None:
+    fast, expected = hinted_spans(source)
+    assert fast == expected
+
+
+def test_only_the_parts_holding_a_hinted_statement_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    real = positions.ast.parse
+
+    def spy(text: str, *args: object, **kwargs: object) -> object:
+        parsed.append(text)
+        return real(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(positions.ast, "parse", spy)
+    module = cst.parse_module(TWO_FUNCTIONS)
+    call = next(n for n in walk(module) if isinstance(n, cst.Call) and getattr(n.func, "attr", None) and n.func.attr.value == "zeMemFree")
+    stmt = statement_of(module)[call]
+    fast = positions.spans(module, TWO_FUNCTIONS, {call: stmt})
+    assert fast[call] == slow(module)[call] == Span(15, 5, 15, 25)
+    assert len(parsed) == 1 and parsed[0].startswith("@ze.deco(") and "first" not in parsed[0] and "Holder" not in parsed[0]
+
+
+def test_a_file_that_only_looks_cut_is_parsed_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line `async def second` inside the string in `first` is taken for
+    the definition: the part cut there does not parse, and the whole file is
+    parsed instead."""
+    source = TWO_FUNCTIONS.replace("    x = 1\n", '    x = """\nasync def second(ctx, p):\n"""\n')
+    parsed: list[str] = []
+    real = positions.ast.parse
+    monkeypatch.setattr(positions.ast, "parse", lambda text, *a, **k: parsed.append(text) or real(text, *a, **k))
+    fast, expected = hinted_spans(source)
+    assert fast == expected
+    assert parsed[-1] == source

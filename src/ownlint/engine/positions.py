@@ -9,11 +9,24 @@ runs over just the statement that holds a wanted node (a compound
 statement's header, its body stubbed out), and its positions are shifted to
 the statement's place. When anything does not line up, `NotFound` sends the
 caller back to `PositionProvider` over the whole module.
+
+CPython's parse of the whole file was still a tenth of a run on the dense
+benchmark corpus, where half of the lines are in functions with nothing to
+report. So when every wanted node comes with its statement, only the parts of
+the file that hold one are parsed (`_sections`): the file is cut before each
+top-level `def` and `class` (found as a line that starts with `def NAME`,
+`async def NAME` or `class NAME`, in the order of the libcst tree, its
+decorators' lines included), and each part is parsed on its own and must hold
+exactly the statements the libcst tree has there, of the same kinds and
+names. A line that only looks like a definition (inside a string) makes a
+part that does not parse or does not match, and the whole file is parsed
+instead.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Iterable
 
@@ -146,6 +159,174 @@ def _positions_of(module: cst.Module) -> dict[cst.CSTNode, object]:
         return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
 
 
+_COMPOUND: dict[type, tuple[type, ...]] = {
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
+    cst.ClassDef: (ast.ClassDef,),
+    cst.If: (ast.If,),
+    cst.For: (ast.For, ast.AsyncFor),
+    cst.While: (ast.While,),
+    cst.With: (ast.With, ast.AsyncWith),
+    cst.Try: (ast.Try,),
+}
+if hasattr(cst, "TryStar") and hasattr(ast, "TryStar"):
+    _COMPOUND[cst.TryStar] = (ast.TryStar,)
+if hasattr(cst, "Match") and hasattr(ast, "Match"):
+    _COMPOUND[cst.Match] = (ast.Match,)
+_SIMPLE = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+# a line that begins a top-level definition
+_HEAD = re.compile(r"^(async[ \t]+)?(def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
+
+
+def _statements(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """The statements a hint can name inside a top-level statement: its small
+    statements, or itself and those of its nested bodies."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        if type(node) in _SIMPLE:
+            yield from node.body  # type: ignore[attr-defined]
+            continue
+        yield node
+        for body in _bodies(node):
+            stack.extend(reversed(body))
+
+
+def _bodies(stmt: cst.CSTNode) -> Iterable[list[cst.CSTNode]]:
+    """The statement lists inside a compound statement (as `_nested`, without `ast`)."""
+    if type(stmt) is cst.If:
+        yield _suite(stmt.body)
+        if type(stmt.orelse) is cst.If:
+            yield [stmt.orelse]
+        elif type(stmt.orelse) is cst.Else:
+            yield _suite(stmt.orelse.body)
+    elif type(stmt) in (cst.For, cst.While):
+        yield _suite(stmt.body)
+        if stmt.orelse is not None:
+            yield _suite(stmt.orelse.body)
+    elif type(stmt) in (cst.Try, cst.TryStar):
+        yield _suite(stmt.body)
+        for h in stmt.handlers:
+            yield _suite(h.body)
+        if stmt.orelse is not None:
+            yield _suite(stmt.orelse.body)
+        if stmt.finalbody is not None:
+            yield _suite(stmt.finalbody.body)
+    elif type(stmt) in (cst.With, cst.FunctionDef, cst.ClassDef):
+        yield _suite(stmt.body)
+    elif type(stmt) is cst.Match:
+        for case in stmt.cases:
+            yield _suite(case.body)
+
+
+def _same_statements(cst_body: list[cst.CSTNode], ast_body: list[ast.stmt]) -> bool:
+    """Whether `ast_body` holds exactly `cst_body`'s statements: as many, each
+    compound one of the same kind (and a definition of the same name)."""
+    it = iter(ast_body)
+    for stmt in cst_body:
+        if type(stmt) in _SIMPLE:
+            for _ in stmt.body:  # type: ignore[attr-defined]
+                node = next(it, None)
+                if node is None or isinstance(node, _AST_COMPOUND):
+                    return False
+            continue
+        node = next(it, None)
+        if node is None or type(node) not in _COMPOUND.get(type(stmt), ()):
+            return False
+        if type(stmt) in (cst.FunctionDef, cst.ClassDef) and stmt.name.value != node.name:  # type: ignore[attr-defined]
+            return False
+    return next(it, None) is None
+
+
+_AST_COMPOUND = tuple(t for kinds in _COMPOUND.values() for t in kinds)
+
+
+def _sections(
+    module: cst.Module, lines: list[str], hints: Iterable[cst.CSTNode]
+) -> list[tuple[list[cst.CSTNode], list[ast.stmt], int]] | None:
+    """CPython's trees of just the parts of the file that hold a hinted
+    statement: for each, the libcst statements of the part, `ast`'s, and the
+    number of lines before the part. None where the file cannot be cut so (no
+    top-level definition to cut at, a hint not found, a part that does not
+    parse or does not match): then the whole file is parsed."""
+    body = list(module.body)
+    defs = [i for i, stmt in enumerate(body) if type(stmt) in (cst.FunctionDef, cst.ClassDef)]
+    if not defs:
+        return None
+    text = "\n".join(lines)
+    heads = _HEAD.finditer(text)
+    # the first line of each top-level definition, decorators included
+    starts: list[int] = []
+    number, counted = 1, 0
+    for i in defs:
+        stmt = body[i]
+        want = (
+            "def" if type(stmt) is cst.FunctionDef else "class",
+            stmt.name.value,  # type: ignore[attr-defined]
+            type(stmt) is cst.FunctionDef and stmt.asynchronous is not None,  # type: ignore[attr-defined]
+        )
+        for head in heads:
+            if (head[2], head[3], head[1] is not None) == want:
+                break
+        else:
+            return None
+        number += text.count("\n", counted, head.start())
+        counted = head.start()
+        first = number
+        missing = len(stmt.decorators)  # type: ignore[attr-defined]
+        while missing:
+            first -= 1
+            if first < 1 or (starts and first <= starts[-1]):
+                return None
+            if lines[first - 1].startswith("@"):
+                missing -= 1
+        if starts and first <= starts[-1]:
+            return None
+        starts.append(first)
+    # the parts: before the first definition, then from each to the next
+    bounds = [(0, defs[0], 1, starts[0])] if defs[0] > 0 else []
+    for k, i in enumerate(defs):
+        end_stmt = defs[k + 1] if k + 1 < len(defs) else len(body)
+        end_line = starts[k + 1] if k + 1 < len(defs) else len(lines) + 1
+        bounds.append((i, end_stmt, starts[k], end_line))
+    part_of = {}  # a top-level statement's index -> its part
+    for p, (a, b, _, _) in enumerate(bounds):
+        for index in range(a, b):
+            part_of[index] = p
+    wanted = {id(h) for h in hints}
+    needed: list[int] = []
+    for index, stmt in enumerate(body):
+        found = [n for n in _statements(stmt) if id(n) in wanted]
+        if found:
+            if not needed or needed[-1] != part_of[index]:
+                needed.append(part_of[index])
+            wanted.difference_update(map(id, found))
+            if not wanted:
+                break
+    if wanted:
+        return None
+    # neighbouring parts are parsed together
+    runs: list[list[int]] = []
+    for p in needed:
+        if runs and runs[-1][-1] == p - 1:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    out = []
+    with warnings.catch_warnings():  # warnings about the user's code are not ownlint's to print
+        warnings.simplefilter("ignore")
+        for run in runs:
+            a, _, first, _ = bounds[run[0]]
+            _, b, _, end = bounds[run[-1]]
+            try:
+                tree = ast.parse("\n".join(lines[first - 1 : end - 1]))
+            except (SyntaxError, ValueError):
+                return None
+            if not _same_statements(body[a:b], tree.body):
+                return None
+            out.append((body[a:b], tree.body, first - 1))
+    return out
+
+
 def spans(
     module: cst.Module,
     source: str,
@@ -158,12 +339,18 @@ def spans(
     `wanted` maps each node to the statement it is in, when the caller knows
     (`None` when not). A node with a right hint costs the code generation of
     its statement only; the others (and any wrong hint) cost a walk over every
-    statement's header nodes to find theirs."""
-    if tree is None:
-        with warnings.catch_warnings():  # warnings about the user's code are not ownlint's to print
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+    statement's header nodes to find theirs. With every node hinted, and no
+    `tree` given, only the parts of the file that hold the hinted statements
+    are parsed (see `_sections`)."""
     lines = split_lines(source)  # only \n, \r\n and \r end a line, as for the parser
+    whole: list[tuple[list[cst.CSTNode], list[ast.stmt], int]] = []
+
+    def whole_file() -> list[tuple[list[cst.CSTNode], list[ast.stmt], int]]:
+        if not whole:
+            with warnings.catch_warnings():  # warnings about the user's code are not ownlint's to print
+                warnings.simplefilter("ignore")
+                whole.append((list(module.body), (tree if tree is not None else ast.parse(source)).body, 0))
+        return whole
 
     def chars(line: int, byte_col: int) -> int:
         # ast columns are UTF-8 byte offsets; spans count characters
@@ -172,9 +359,11 @@ def spans(
 
     out: dict[cst.CSTNode, Span] = {}
 
-    def place(stmt: cst.CSTNode, node: ast.stmt, nodes: Iterable[cst.CSTNode]) -> list[cst.CSTNode]:
-        """Places `nodes` (in `stmt`'s header, paired with `node`); returns those it could not."""
-        line0, col0 = node.lineno, chars(node.lineno, node.col_offset)
+    def place(stmt: cst.CSTNode, node: ast.stmt, off: int, nodes: Iterable[cst.CSTNode]) -> list[cst.CSTNode]:
+        """Places `nodes` (in `stmt`'s header, paired with `node`, whose lines are
+        `off` lines into the file); returns those it could not."""
+        line0 = node.lineno + off
+        col0 = chars(line0, node.col_offset)
         text = lines[line0 - 1] if line0 - 1 < len(lines) else ""
         indent = text[: len(text) - len(text.lstrip(" \t"))]
         alone, anchor = _alone(stmt, indent)
@@ -198,11 +387,11 @@ def spans(
             out[n] = Span(l1, c1 + 1, l2, c2 + 1)
         return missed
 
-    def span_of(node: ast.AST) -> Span:
-        l1, l2 = node.lineno, node.end_lineno  # type: ignore[attr-defined]
+    def span_of(node: ast.AST, off: int) -> Span:
+        l1, l2 = node.lineno + off, node.end_lineno + off  # type: ignore[attr-defined,operator]
         return Span(l1, chars(l1, node.col_offset) + 1, l2, chars(l2, node.end_col_offset) + 1)  # type: ignore[attr-defined,arg-type]
 
-    def fast(stmt: cst.CSTNode, node: ast.stmt, nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    def fast(stmt: cst.CSTNode, node: ast.stmt, off: int, nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
         """Places a small statement, and the calls in it, from `ast` alone; returns the rest."""
         if not isinstance(stmt, cst.BaseSmallStatement):
             return nodes
@@ -214,9 +403,9 @@ def spans(
         direct = getattr(node, "value", None) if _AST_VALUED.get(type(stmt)) is type(node) else None
         for n in nodes:
             if n is stmt:
-                out[n] = span_of(node)
+                out[n] = span_of(node, off)
             elif n is value and direct is not None and type(n) is cst.Call and not n.lpar and type(direct) is ast.Call:  # type: ignore[attr-defined]
-                out[n] = span_of(direct)
+                out[n] = span_of(direct, off)
             elif type(n) is cst.Call and not n.lpar:  # type: ignore[attr-defined]
                 if calls is None:
                     calls = []
@@ -237,22 +426,30 @@ def spans(
                 if found is None:
                     missed.append(n)
                 else:
-                    out[n] = span_of(found)
+                    out[n] = span_of(found, off)
             else:
                 missed.append(n)
         return missed
 
-    def paired() -> Iterable[tuple[cst.CSTNode, ast.stmt]]:
-        stack: list[tuple[list[cst.CSTNode], list[ast.stmt]]] = [(list(module.body), tree.body)]
+    def paired(
+        roots: list[tuple[list[cst.CSTNode], list[ast.stmt], int]]
+    ) -> Iterable[tuple[cst.CSTNode, ast.stmt, int]]:
+        stack = list(reversed(roots))
         while stack:
-            cst_body, ast_body = stack.pop()
+            cst_body, ast_body, off = stack.pop()
             try:
                 pairs = list(_pairs(cst_body, ast_body))
             except StopIteration:
                 raise NotFound() from None
             for stmt, node in pairs:
-                yield stmt, node
-                stack.extend(_nested(stmt, node))
+                yield stmt, node, off
+                stack.extend((c, a, off) for c, a in _nested(stmt, node))
+
+    roots = None
+    if tree is None and wanted and None not in wanted.values():
+        roots = _sections(module, lines, set(wanted.values()))  # type: ignore[arg-type]
+    if roots is None:
+        roots = whole_file()
 
     # first the hinted nodes, each in its statement alone
     by_stmt: dict[cst.CSTNode, list[cst.CSTNode]] = {}
@@ -260,13 +457,13 @@ def spans(
         if hint is not None:
             by_stmt.setdefault(hint, []).append(n)
     if by_stmt:
-        for stmt, node in paired():
+        for stmt, node, off in paired(roots):
             hinted = by_stmt.pop(stmt, None)
             if hinted:
                 try:
-                    rest = fast(stmt, node, hinted)
+                    rest = fast(stmt, node, off, hinted)
                     if rest:
-                        place(stmt, node, rest)
+                        place(stmt, node, off, rest)
                 except NotFound:
                     pass
                 if not by_stmt:
@@ -274,11 +471,11 @@ def spans(
     remaining = {n for n in wanted if n not in out}
     if not remaining:
         return out
-    # then the others: look for them in every statement's header
-    for stmt, node in paired():
+    # then the others (a wrong hint, too): look for them in every statement's header
+    for stmt, node, off in paired(whole_file()):
         mine = [n for n in _header(stmt) if n in remaining]
         if mine:
-            if place(stmt, node, mine):
+            if place(stmt, node, off, mine):
                 raise NotFound()
             remaining.difference_update(mine)
             if not remaining:

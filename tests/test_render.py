@@ -136,6 +136,19 @@ def test_json_has_exactly_the_documented_keys() -> None:
     }
 
 
+def test_json_puts_each_finding_and_error_on_a_line_of_its_own() -> None:
+    tricky = Diagnostic("OWN201", "pkg/ä.py", Span(5, 5, 5, 22), 'a "quoted"\nmessage \\ é', DOUBLE_FREE.related)
+    run = result(DOUBLE_FREE, tricky, errors=(FileError("b.py", "contains NUL bytes"),))
+    rendered = json_.render(run, show_unused=True)
+    assert json.loads(rendered) == json_.document(run, show_unused=True)
+    lines = rendered.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}" and lines[1] == '  "version": "0.1.0",'
+    assert lines[2] == '  "findings": [' and lines[5] == "  ],"
+    assert [json.loads(line.strip().rstrip(",")) for line in lines[3:5]] == json_.document(run)["findings"]
+    assert lines[6:9] == ['  "errors": [', '    {"path": "b.py", "message": "contains NUL bytes"}', "  ],"]
+    assert json_.render(result()).splitlines()[2] == '  "findings": [],'
+
+
 def test_json_unused_suppressions_only_on_request() -> None:
     document = json.loads(json_.render(result(), show_unused=True))
     assert document["unused_suppressions"] == [

@@ -1,4 +1,4 @@
-"""`--format json`: exactly the object INTERFACE.md documents.
+"""`--format json`: exactly the object INTERFACE.md documents, one finding a line.
 
 `unused_suppressions` is added only when `--report-unused-suppressions` is
 given, so that the documented keys stay the only keys otherwise.
@@ -74,5 +74,20 @@ def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
     return out
 
 
+# the C encoder (it is not used when indenting): each list entry on a line of its own
+_ONE_LINE = json.JSONEncoder(separators=(", ", ": "))
+
+
 def render(result: RunResult, *, show_unused: bool = False) -> str:
-    return json.dumps(document(result, show_unused=show_unused), indent=2) + "\n"
+    """The object with its keys on lines of their own and each entry of its
+    lists (each finding, each error) on one line: easy to read, to grep and to
+    diff, and written by `json`'s C encoder (indenting every level goes through
+    its Python one, several times slower on a large run)."""
+    parts = []
+    for key, value in document(result, show_unused=show_unused).items():
+        if isinstance(value, list) and value:
+            text = "[\n" + ",\n".join("    " + _ONE_LINE.encode(v) for v in value) + "\n  ]"
+        else:
+            text = _ONE_LINE.encode(value)
+        parts.append(f"  {_ONE_LINE.encode(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 from dataclasses import dataclass, field
 
 import pytest
 
-from ownlint.diagnostics import Diagnostic, Related, Span
+from ownlint.diagnostics import Diagnostic, Edit, FileError, FileReport, Fix, Related, Span
 from ownlint.engine.cfg import Edge, Elem
 from ownlint.engine.state import HState, Step
 from ownlint.engine.summaries import Outcome, Summary
 from ownlint.engine.typestate import RawViolation
 from ownlint.engine.violations import StoryStep, Violation
-from ownlint.slots import fast_init, slotted_init
+from ownlint.slots import fast_init, pickle_by_fields, slotted_init
 
 
 def make(decorate: bool) -> type:
@@ -78,3 +80,40 @@ def test_a_class_without_slots_is_refused() -> None:
 def test_the_engine_classes_have_it(cls: type) -> None:
     assert "_set0" in cls.__init__.__code__.co_names  # type: ignore[misc]
     assert cls.__init__.__qualname__ == f"{cls.__qualname__}.__init__"  # type: ignore[misc]
+
+
+def sample_report() -> FileReport:
+    span = Span(5, 5, 5, 22)
+    fix = Fix("unsafe", "free once", (Edit(span, ""),))
+    finding = Diagnostic("OWN201", "a.py", span, "msg", (Related("a.py", Span(2, 2, 2, 9), "first"),), fix, "p", None, "x")
+    return FileReport("a.py", [finding], [FileError("a.py", "budget note", "budget")])
+
+
+def test_reports_pickle_and_copy_by_their_fields() -> None:
+    report = sample_report()
+    for protocol in range(2, pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(report, protocol=protocol))
+        assert back == report and back is not report
+    assert copy.deepcopy(report) == report and copy.copy(report.diagnostics[0]) == report.diagnostics[0]
+    for cls in (Span, Related, Edit, Fix, Diagnostic, FileError, FileReport):
+        assert cls.__reduce__.__qualname__ == f"{cls.__qualname__}.__reduce__"  # type: ignore[attr-defined]
+
+
+def test_pickle_by_fields_refuses_a_field_outside_init() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Derived:
+        a: int
+        b: int = field(init=False, default=0)
+
+    with pytest.raises(TypeError, match="Derived"):
+        pickle_by_fields(Derived)
+
+
+def test_pickle_by_fields_with_one_field() -> None:
+    @dataclass(frozen=True, slots=True)
+    class One:
+        a: int
+
+    globals()["One"] = pickle_by_fields(One)  # pickle finds classes by name
+    One.__qualname__ = "One"
+    assert pickle.loads(pickle.dumps(One(3))) == One(3)

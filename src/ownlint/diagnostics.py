@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ownlint.slots import fast_init
+from ownlint.slots import fast_init, pickle_by_fields
 
 
+@pickle_by_fields
 @fast_init
 @dataclass(frozen=True, slots=True, order=True)
 class Span:
@@ -18,6 +19,7 @@ class Span:
     end_column: int
 
 
+@pickle_by_fields
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Related:
@@ -28,6 +30,7 @@ class Related:
     message: str
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Edit:
     """Replace the text of `span` with `content`."""
@@ -36,6 +39,7 @@ class Edit:
     content: str
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Fix:
     applicability: str  # "safe" or "unsafe"
@@ -43,6 +47,7 @@ class Fix:
     edits: tuple[Edit, ...]
 
 
+@pickle_by_fields
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
@@ -67,6 +72,7 @@ class Diagnostic:
         return (self.path, self.span.line, self.span.column, self.code)
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class FileError:
     """A file that could not be (fully) checked, with a one-line reason.
@@ -80,6 +86,7 @@ class FileError:
     kind: str = "error"
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class FileReport:
     path: str

@@ -467,8 +467,10 @@ def run_corpus(
         ("ownlint cold", [*ownlint, "--no-cache", target], describe_ownlint),
     ]
     samples: dict[str, list[Measurement]] = {tool: [] for tool, _, _ in compared}
-    for _ in range(repeat):  # interleaved rounds: a slow spell of the machine hits every tool alike
-        for tool, command, describe in compared:
+    for round_ in range(repeat):
+        # interleaved rounds, every other one in reverse order: a slow spell of
+        # the machine, or a drift across the run, hits every tool alike
+        for tool, command, describe in compared if round_ % 2 == 0 else compared[::-1]:
             if not any(m.timed_out for m in samples[tool]):
                 samples[tool].append(once(tool, command, describe))
     floor_row, ruff_row, cold = (least(samples[tool]) for tool, _, _ in compared)

@@ -104,10 +104,21 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
 
     plain = {w for w in triggers if _WORD.fullmatch(w)}
     odd = _any_of(triggers - plain) if triggers - plain else None
+
+    def names_a_trigger(text: str) -> bool:
+        # the word that matched moves to the front: files of one tree tend to
+        # name the same API, and a miss costs a pass over the whole text
+        for k, w in enumerate(ordered):
+            if w in text:
+                if k:
+                    ordered.insert(0, ordered.pop(k))
+                return True
+        return False
+
     selected = {
         i
         for i, f in enumerate(files)
-        if any(w in f.source for w in ordered)
+        if names_a_trigger(f.source)
         and (not plain.isdisjoint(words_of(i)) or (odd is not None and odd.search(f.source) is not None))
     }
     found = {i: definitions(files[i].source) for i in selected}

@@ -26,9 +26,10 @@ instead.
 from __future__ import annotations
 
 import ast
+import operator
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are not the user's concern
@@ -76,31 +77,45 @@ def _suite(node: cst.CSTNode) -> list[cst.CSTNode]:
     return []
 
 
-def _nested(stmt: cst.CSTNode, node: ast.stmt) -> Iterable[tuple[list[cst.CSTNode], list[ast.stmt]]]:
-    """The statement lists inside a compound statement, paired."""
+_BODY = operator.attrgetter("body")
+_ORELSE = operator.attrgetter("orelse")
+_FINALBODY = operator.attrgetter("finalbody")
+
+
+def _bodies(stmt: cst.CSTNode) -> Iterable[tuple[list[cst.CSTNode], Callable[[ast.stmt], list[ast.stmt]]]]:
+    """The statement lists inside a compound statement, each with how to get
+    its counterpart from the statement's `ast` node."""
     if type(stmt) is cst.If:
-        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
+        yield _suite(stmt.body), _BODY
         if type(stmt.orelse) is cst.If:
-            yield [stmt.orelse], node.orelse  # type: ignore[attr-defined]
+            yield [stmt.orelse], _ORELSE
         elif type(stmt.orelse) is cst.Else:
-            yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
+            yield _suite(stmt.orelse.body), _ORELSE
     elif type(stmt) in (cst.For, cst.While):
-        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
+        yield _suite(stmt.body), _BODY
         if stmt.orelse is not None:
-            yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
+            yield _suite(stmt.orelse.body), _ORELSE
     elif type(stmt) in (cst.Try, cst.TryStar):
-        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
-        for h, ah in zip(stmt.handlers, node.handlers):  # type: ignore[attr-defined]
-            yield _suite(h.body), ah.body
+        yield _suite(stmt.body), _BODY
+        for i, handler in enumerate(stmt.handlers):
+            yield _suite(handler.body), lambda node, i=i: node.handlers[i].body  # type: ignore[attr-defined]
         if stmt.orelse is not None:
-            yield _suite(stmt.orelse.body), node.orelse  # type: ignore[attr-defined]
+            yield _suite(stmt.orelse.body), _ORELSE
         if stmt.finalbody is not None:
-            yield _suite(stmt.finalbody.body), node.finalbody  # type: ignore[attr-defined]
+            yield _suite(stmt.finalbody.body), _FINALBODY
     elif type(stmt) in (cst.With, cst.FunctionDef, cst.ClassDef):
-        yield _suite(stmt.body), node.body  # type: ignore[attr-defined]
+        yield _suite(stmt.body), _BODY
     elif type(stmt) is cst.Match:
-        for case, acase in zip(stmt.cases, node.cases):  # type: ignore[attr-defined]
-            yield _suite(case.body), acase.body
+        for i, case in enumerate(stmt.cases):
+            yield _suite(case.body), lambda node, i=i: node.cases[i].body  # type: ignore[attr-defined]
+
+
+def _nested(stmt: cst.CSTNode, node: ast.stmt) -> list[tuple[list[cst.CSTNode], list[ast.stmt]]]:
+    """The statement lists inside a compound statement, paired."""
+    try:
+        return [(body, counterpart(node)) for body, counterpart in _bodies(stmt)]
+    except (IndexError, AttributeError):  # the two trees differ here
+        raise NotFound() from None
 
 
 def _header(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
@@ -167,11 +182,10 @@ _COMPOUND: dict[type, tuple[type, ...]] = {
     cst.While: (ast.While,),
     cst.With: (ast.With, ast.AsyncWith),
     cst.Try: (ast.Try,),
+    cst.Match: (ast.Match,),
 }
-if hasattr(cst, "TryStar") and hasattr(ast, "TryStar"):
+if hasattr(ast, "TryStar"):  # Python 3.11
     _COMPOUND[cst.TryStar] = (ast.TryStar,)
-if hasattr(cst, "Match") and hasattr(ast, "Match"):
-    _COMPOUND[cst.Match] = (ast.Match,)
 _SIMPLE = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
 # a line that begins a top-level definition
 _HEAD = re.compile(r"^(async[ \t]+)?(def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
@@ -187,35 +201,8 @@ def _statements(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
             yield from node.body  # type: ignore[attr-defined]
             continue
         yield node
-        for body in _bodies(node):
+        for body, _ in _bodies(node):
             stack.extend(reversed(body))
-
-
-def _bodies(stmt: cst.CSTNode) -> Iterable[list[cst.CSTNode]]:
-    """The statement lists inside a compound statement (as `_nested`, without `ast`)."""
-    if type(stmt) is cst.If:
-        yield _suite(stmt.body)
-        if type(stmt.orelse) is cst.If:
-            yield [stmt.orelse]
-        elif type(stmt.orelse) is cst.Else:
-            yield _suite(stmt.orelse.body)
-    elif type(stmt) in (cst.For, cst.While):
-        yield _suite(stmt.body)
-        if stmt.orelse is not None:
-            yield _suite(stmt.orelse.body)
-    elif type(stmt) in (cst.Try, cst.TryStar):
-        yield _suite(stmt.body)
-        for h in stmt.handlers:
-            yield _suite(h.body)
-        if stmt.orelse is not None:
-            yield _suite(stmt.orelse.body)
-        if stmt.finalbody is not None:
-            yield _suite(stmt.finalbody.body)
-    elif type(stmt) in (cst.With, cst.FunctionDef, cst.ClassDef):
-        yield _suite(stmt.body)
-    elif type(stmt) is cst.Match:
-        for case in stmt.cases:
-            yield _suite(case.body)
 
 
 def _same_statements(cst_body: list[cst.CSTNode], ast_body: list[ast.stmt]) -> bool:

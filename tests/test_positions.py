@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import libcst as cst
@@ -157,3 +158,15 @@ def test_a_file_that_only_looks_cut_is_parsed_whole(monkeypatch: pytest.MonkeyPa
     fast, expected = hinted_spans(source)
     assert fast == expected
     assert parsed[-1] == source
+
+
+def test_trees_that_do_not_line_up_raise_not_found() -> None:
+    """The documented way out when CPython's tree and libcst's differ (here a
+    tree of other source, one statement short): `NotFound`, which sends the
+    caller to `PositionProvider`, never another exception."""
+    source = "import ze\n\ndef f(ctx, p):\n    ze.free(ctx, p)\n    ze.free(ctx, p)\n"
+    module = cst.parse_module(source)
+    call = next(n for n in walk(module) if isinstance(n, cst.Call))
+    short = ast.parse("import ze\n")
+    with pytest.raises(positions.NotFound):
+        positions.spans(module, source, {call: None}, short)

@@ -38,7 +38,7 @@ with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are
 
 from ownlint.diagnostics import Span
 from ownlint.lines import split_lines
-from ownlint.engine.walk import children, walk
+from ownlint.engine.walk import SIMPLE_LINES, children, walk
 
 # expressions whose inner positions `ast` gives differently (before Python 3.12,
 # the nodes inside an f-string carry positions relative to the string)
@@ -58,15 +58,18 @@ class NotFound(Exception):
     """A node the fast method cannot place."""
 
 
-def _pairs(cst_body: Iterable[cst.CSTNode], ast_body: list[ast.stmt]) -> Iterable[tuple[cst.CSTNode, ast.stmt]]:
-    """libcst statements with their `ast` counterparts, in order."""
+def _pairs(cst_body: Iterable[cst.CSTNode], ast_body: list[ast.stmt]) -> list[tuple[cst.CSTNode, ast.stmt]]:
+    """libcst statements (each small statement of a line on its own) with their
+    `ast` counterparts, in order; NotFound when `ast` has fewer."""
     it = iter(ast_body)
+    out = []
     for stmt in cst_body:
-        if type(stmt) in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
-            for small in stmt.body:
-                yield small, next(it)
-        else:
-            yield stmt, next(it)
+        for one in stmt.body if type(stmt) in SIMPLE_LINES else (stmt,):  # type: ignore[attr-defined]
+            node = next(it, None)
+            if node is None:
+                raise NotFound()
+            out.append((one, node))
+    return out
 
 
 def _suite(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -186,7 +189,6 @@ _COMPOUND: dict[type, tuple[type, ...]] = {
 }
 if hasattr(ast, "TryStar"):  # Python 3.11
     _COMPOUND[cst.TryStar] = (ast.TryStar,)
-_SIMPLE = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
 # a line that begins a top-level definition
 _HEAD = re.compile(r"^(async[ \t]+)?(def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
 
@@ -197,7 +199,7 @@ def _statements(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
     stack = [stmt]
     while stack:
         node = stack.pop()
-        if type(node) in _SIMPLE:
+        if type(node) in SIMPLE_LINES:
             yield from node.body  # type: ignore[attr-defined]
             continue
         yield node
@@ -208,20 +210,21 @@ def _statements(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
 def _same_statements(cst_body: list[cst.CSTNode], ast_body: list[ast.stmt]) -> bool:
     """Whether `ast_body` holds exactly `cst_body`'s statements: as many, each
     compound one of the same kind (and a definition of the same name)."""
-    it = iter(ast_body)
-    for stmt in cst_body:
-        if type(stmt) in _SIMPLE:
-            for _ in stmt.body:  # type: ignore[attr-defined]
-                node = next(it, None)
-                if node is None or isinstance(node, _AST_COMPOUND):
-                    return False
-            continue
-        node = next(it, None)
-        if node is None or type(node) not in _COMPOUND.get(type(stmt), ()):
+    try:
+        pairs = _pairs(cst_body, ast_body)
+    except NotFound:
+        return False
+    if len(pairs) != len(ast_body):
+        return False
+    for stmt, node in pairs:
+        if isinstance(stmt, cst.BaseSmallStatement):
+            if isinstance(node, _AST_COMPOUND):
+                return False
+        elif type(node) not in _COMPOUND.get(type(stmt), ()):
             return False
-        if type(stmt) in (cst.FunctionDef, cst.ClassDef) and stmt.name.value != node.name:  # type: ignore[attr-defined]
+        elif type(stmt) in (cst.FunctionDef, cst.ClassDef) and stmt.name.value != node.name:  # type: ignore[attr-defined]
             return False
-    return next(it, None) is None
+    return True
 
 
 _AST_COMPOUND = tuple(t for kinds in _COMPOUND.values() for t in kinds)
@@ -424,11 +427,7 @@ def spans(
         stack = list(reversed(roots))
         while stack:
             cst_body, ast_body, off = stack.pop()
-            try:
-                pairs = list(_pairs(cst_body, ast_body))
-            except StopIteration:
-                raise NotFound() from None
-            for stmt, node in pairs:
+            for stmt, node in _pairs(cst_body, ast_body):
                 yield stmt, node, off
                 stack.extend((c, a, off) for c, a in _nested(stmt, node))
 

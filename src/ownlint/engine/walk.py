@@ -107,10 +107,11 @@ def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
 def compound_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """`statement_children` without the simple statement lines and suites:
     what can hold a `def` or a `class`."""
-    return [c for c in statement_children(node) if type(c) not in _SIMPLE]
+    return [c for c in statement_children(node) if type(c) not in SIMPLE_LINES]
 
 
-_SIMPLE: tuple[type, ...] = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+# the statements that hold small statements (`x = 1; f(x)`) rather than a body
+SIMPLE_LINES: tuple[type, ...] = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
 
 
 def statements(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:

@@ -9,12 +9,16 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ownlint import api
+from ownlint.config import default_config
 from ownlint.diagnostics import Span
 from ownlint.engine import positions
 from ownlint.engine.walk import walk
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
-REPORTED = (cst.Call, cst.Return, cst.WithItem, cst.Assign, cst.Subscript, cst.Comparison, cst.SimpleString, cst.Expr)
+REPORTED = (
+    cst.Call, cst.Return, cst.WithItem, cst.Assign, cst.Subscript, cst.Comparison, cst.SimpleString, cst.Expr, cst.Yield, cst.Await,
+)
 
 
 def slow(module: cst.Module) -> dict[cst.CSTNode, Span]:
@@ -78,6 +82,49 @@ def test_hinted_calls_in_tricky_statements(source: str) -> None:
     assert fast == {n: expected[n] for n in wanted}
 
 
+KINDS = (cst.Call, cst.Subscript, cst.Comparison, cst.SimpleString, cst.Yield, cst.Await)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'os.environ["A"] = env["B"][k["C"]]\n',
+        'x = "a" "b" + "c"\n',  # adjacent strings are one `ast` constant
+        "x = b'\\x00' + rb'\\d' + u'é' + \"\"\"ü\n✓\"\"\"\n",
+        'y = f"{d[\'k\']}" + "s"\n',  # an f-string: placed by code generation
+        'if "A" in os.environ and a < b < c and (d == e):\n    pass\nelif e[f"{g}"] > "h":\n    pass\n',
+        "while q[0] is not None:\n    q.pop()\n",
+        "for k in d['x'][1:]:\n    pass\n",
+        "def g():\n    x = yield q[0]\n    yield from (yield)\n    return x\n",
+        "async def h():\n    return await f('a') + await (g('b'))\n",
+        "z = (a[0])[1] if ('s') else m[\n    'é'\n]\n",
+    ],
+    ids=["subscripts", "adjacent", "prefixes", "f-string", "if-elif", "while", "for", "yield", "await", "parens"],
+)
+def test_hinted_expressions_in_tricky_statements(source: str) -> None:
+    module = cst.parse_module(source)
+    stmts = statement_of(module)
+    wanted = {n: stmts.get(n) for n in walk(module) if isinstance(n, KINDS) and n in stmts}
+    assert wanted
+    fast = positions.spans(module, source, wanted)
+    expected = slow(module)
+    assert fast == {n: expected[n] for n in wanted}
+
+
+def test_expressions_are_placed_without_code_generation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hinted strings, subscripts, comparisons and calls, in small statements
+    and in the headers of `if`, `while` and `for`, come from `ast` alone:
+    regenerating a statement's code (`_alone`) costs about a millisecond."""
+    source = (
+        "import os\n\ndef f(d, k):\n    os.environ['A'] = d['B']\n    os.putenv('C', 'x')\n"
+        "    if 'D' in os.environ and k < 2:\n        return os.environ['E']\n"
+        "    while d[k] is not None:\n        d.pop(k)\n    for x in d['F']:\n        yield x\n"
+    )
+    monkeypatch.setattr(positions, "_alone", lambda *a: pytest.fail("code generated"))
+    fast, expected = hinted_spans(source, KINDS + (cst.BaseSmallStatement,))
+    assert fast == expected and len(fast) > 15
+
+
 def test_decorated_functions_and_unicode_columns() -> None:
     source = "import f\n\n@f.deco\ndef g(p):\n    s = 'é✓'; zeMemFree(c, p)\n    return p\n"
     module = cst.parse_module(source)
@@ -88,12 +135,14 @@ def test_decorated_functions_and_unicode_columns() -> None:
     assert fast[fn].line == 4
 
 
-def hinted_spans(source: str) -> tuple[dict[cst.CSTNode, Span], dict[cst.CSTNode, Span]]:
-    """The fast spans of every call and small statement, each hinted with its
-    statement, and libcst's spans of the same nodes."""
+def hinted_spans(
+    source: str, kinds: tuple[type, ...] = (cst.Call, cst.BaseSmallStatement)
+) -> tuple[dict[cst.CSTNode, Span], dict[cst.CSTNode, Span]]:
+    """The fast spans of every node of `kinds` (calls and small statements),
+    each hinted with its statement, and libcst's spans of the same nodes."""
     module = cst.parse_module(source)
     stmts = statement_of(module)
-    wanted = {n: stmts[n] for n in walk(module) if isinstance(n, (cst.Call, cst.BaseSmallStatement)) and n in stmts}
+    wanted = {n: stmts[n] for n in walk(module) if isinstance(n, kinds) and n in stmts}
     expected = slow(module)
     return positions.spans(module, source, wanted), {n: expected[n] for n in wanted}
 
@@ -170,3 +219,13 @@ def test_trees_that_do_not_line_up_raise_not_found() -> None:
     short = ast.parse("import ze\n")
     with pytest.raises(positions.NotFound):
         positions.spans(module, source, {call: None}, short)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_the_analysis_hints_every_node_it_reports(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each finding, story step and fix edit of the fixtures comes with the
+    statement it is in: a node without one (or with a wrong one) is searched
+    for in the header of every statement of a whole-file parse."""
+    monkeypatch.setattr(positions, "_header", lambda stmt: pytest.fail(f"searched for a node in {type(stmt).__name__}"))
+    result = api.check_paths([str(path)], default_config(), jobs=1, use_cache=False)
+    assert not [e for e in result.errors if "internal error" in e.message]

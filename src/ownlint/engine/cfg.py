@@ -516,9 +516,12 @@ def build_function_cfg(fn: cst.FunctionDef, name: str | None = None, call_raises
     return b.finish()
 
 
-def build_lambda_cfg(lam: cst.Lambda, name: str = "<lambda>", call_raises: CallRaises | None = None) -> CFG:
+def build_lambda_cfg(
+    lam: cst.Lambda, name: str = "<lambda>", call_raises: CallRaises | None = None, stmt: cst.CSTNode | None = None
+) -> CFG:
+    """`stmt`: the statement the lambda is in, if known (a hint for positions)."""
     b = _Builder(name, lam, call_raises)
-    b.emit(Elem("eval", lam.body))
+    b.emit(Elem("eval", lam.body, stmt=stmt))
     return b.finish()
 
 

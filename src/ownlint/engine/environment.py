@@ -27,7 +27,7 @@ import libcst as cst
 from ownlint.engine.models import EnvModel
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import RawViolation
-from ownlint.engine.walk import children, walk
+from ownlint.engine.walk import children, is_statement, walk
 
 # SYCL_DEVICE_FILTER values with an exact ONEAPI_DEVICE_SELECTOR equivalent
 _EXACT = {"level_zero": "level_zero:*", "level_zero:gpu": "level_zero:gpu", "level_zero:*": "level_zero:*"}
@@ -64,9 +64,10 @@ class _Finder:
         self.seen: set[int] = set()
         self.at: cst.CSTNode | None = None  # the statement being walked (a hint for positions)
         # per function: locals bound once to a string; dict name -> deprecated keys set in it
-        self.scopes: list[tuple[dict[str, str], dict[str, list[tuple[cst.CSTNode, str]]]]] = [({}, {})]
+        # (each key set in a dict is kept with the statement it is in)
+        self.scopes: list[tuple[dict[str, str], dict[str, list[tuple[cst.CSTNode, str, cst.CSTNode | None]]]]] = [({}, {})]
         self.locals: list[dict[str, str]] = [{}]
-        self.dicts: list[dict[str, list[tuple[cst.CSTNode, str]]]] = [{}]
+        self.dicts: list[dict[str, list[tuple[cst.CSTNode, str, cst.CSTNode | None]]]] = [{}]
 
     def run(self, module: cst.Module) -> None:
         stack: list[tuple[cst.CSTNode, int, cst.CSTNode | None]] = [(module, 0, None)]
@@ -79,7 +80,7 @@ class _Finder:
             visit = getattr(self, "visit_" + type(node).__name__, None)
             if visit is not None:
                 visit(node)
-            stmt = node if isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) else self.at
+            stmt = node if is_statement(node) else self.at
             stack.extend((c, scope, stmt) for c in reversed(children(node)))
 
     # -- keys -------------------------------------------------------------------
@@ -92,12 +93,18 @@ class _Finder:
                 text = v[1] if isinstance(v, tuple) and v and v[0] == "const" and isinstance(v[1], str) else None
         return text if text in self.env.deprecated else None
 
-    def report(self, node: cst.CSTNode, how: str, name: str, edits: tuple[Edit, ...] = (), safe: bool = False) -> None:
+    def report(
+        self, node: cst.CSTNode, how: str, name: str, edits: tuple[Edit, ...] = (), safe: bool = False, at: cst.CSTNode | None = None
+    ) -> None:
+        """Reports `node`, which is in statement `at` (by default the one being
+        walked; a statement is in itself)."""
         if id(node) in self.seen:
             return
         self.seen.add(id(node))
+        if at is None:
+            at = node if is_statement(node) else self.at
         facts: list[tuple[str, str]] = [("how", how), ("variable", name), ("replacement", self.env.replacement)]
-        self.found.append(RawViolation("OWN601", self.unit, node, name, tuple(facts), (), fix=(edits, safe), stmt=self.at))
+        self.found.append(RawViolation("OWN601", self.unit, node, name, tuple(facts), (), fix=(edits, safe), stmt=at))
 
     def fix_for(self, key: cst.BaseExpression, value: cst.BaseExpression | None) -> tuple[tuple[Edit, ...], bool]:
         """Rename the key, and translate a literal value, when both are literals."""
@@ -140,13 +147,13 @@ class _Finder:
                     edits, safe = self.fix_for(k, node.value)
                     self.report(node, "set", name, edits, safe)
                 elif type(target.value) is cst.Name:
-                    self.dicts[-1].setdefault(target.value.value, []).append((node, name))
+                    self.dicts[-1].setdefault(target.value.value, []).append((node, name, node))
             elif type(target) is cst.Name and type(node.value) is cst.Dict:
                 for el in node.value.elements:
                     if type(el) is cst.DictElement:
                         name = self.key(el.key)
                         if name is not None:
-                            self.dicts[-1].setdefault(target.value, []).append((el.key, name))
+                            self.dicts[-1].setdefault(target.value, []).append((el.key, name, node))
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) in self.skip or len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
@@ -199,8 +206,8 @@ class _Finder:
                     if name is not None:
                         self.report(el.key, "env", name, *self.fix_for(el.key, el.value))
         elif type(value) is cst.Name:
-            for node, name in self.dicts[-1].get(value.value, []):
-                self.report(node, "env", name)
+            for node, name, at in self.dicts[-1].get(value.value, []):
+                self.report(node, "env", name, at=at)
 
 
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:

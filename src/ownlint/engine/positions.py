@@ -230,6 +230,80 @@ def _same_statements(cst_body: list[cst.CSTNode], ast_body: list[ast.stmt]) -> b
 _AST_COMPOUND = tuple(t for kinds in _COMPOUND.values() for t in kinds)
 
 
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node.value, (str, bytes))  # type: ignore[attr-defined]
+
+
+# expressions placed from `ast` alone: each libcst kind with its `ast`
+# counterparts, which come one for one in the same order (sorted by start,
+# the outer of two first), and a test an `ast` node of those types must pass
+_KINDS: dict[type, tuple[tuple[type, ...], Callable[[ast.AST], bool] | None]] = {
+    cst.Call: ((ast.Call,), None),
+    cst.Subscript: ((ast.Subscript,), None),
+    cst.Comparison: ((ast.Compare,), None),
+    cst.Yield: ((ast.Yield, ast.YieldFrom), None),
+    cst.Await: ((ast.Await,), None),
+    cst.SimpleString: ((ast.Constant,), _is_text),
+}
+# libcst nodes below which the kinds no longer match one for one: `ast` gives
+# the inside of an f-string positions of its own before Python 3.12, and
+# makes one constant of adjacent strings
+_UNMATCHED: dict[type, tuple[type, ...]] = {cst.SimpleString: (cst.ConcatenatedString,)}
+
+
+def _header_roots(stmt: cst.CSTNode, node: ast.stmt) -> tuple[list[cst.CSTNode], list[ast.AST]] | None:
+    """Where to look for a statement's expressions, in both trees: the whole
+    of a small statement; the condition of an `if` or a `while`, the target
+    and iterable of a `for`. None for anything else."""
+    if isinstance(stmt, cst.BaseSmallStatement):
+        return [stmt], [node]
+    if type(stmt) in (cst.If, cst.While) and type(node) in (ast.If, ast.While):
+        return [stmt.test], [node.test]  # type: ignore[attr-defined]
+    if type(stmt) is cst.For and type(node) in (ast.For, ast.AsyncFor):
+        return [stmt.target, stmt.iter], [node.target, node.iter]  # type: ignore[attr-defined]
+    return None
+
+
+def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) -> dict[type, dict[int, ast.AST]]:
+    """For each of `kinds` in `_KINDS`, its libcst nodes (by id) under the
+    roots paired with their `ast` counterparts; a kind whose nodes do not
+    match one for one is left out."""
+    kinds = kinds & _KINDS.keys()
+    found: dict[type, list[cst.CSTNode]] = {k: [] for k in kinds}
+    broken: set[type] = set()
+    for root in roots[0]:
+        for m in walk(root):
+            kind = type(m)
+            if kind in found:
+                found[kind].append(m)
+            elif kind in _OPAQUE:
+                return {}
+            else:
+                broken.update(k for k in kinds if kind in _UNMATCHED.get(k, ()))
+    wanted: dict[type, list[ast.AST]] = {}
+    for k in kinds - broken:
+        for t in _KINDS[k][0]:
+            wanted[t] = []
+    for root in roots[1]:
+        for a in ast.walk(root):
+            bucket = wanted.get(type(a))
+            if bucket is not None:
+                bucket.append(a)
+    out: dict[type, dict[int, ast.AST]] = {}
+    for k in kinds - broken:
+        types, test = _KINDS[k]
+        counterparts = [a for t in types for a in wanted[t] if test is None or test(a)]
+        if len(counterparts) != len(found[k]):
+            continue
+        counterparts.sort(key=_source_order)
+        out[k] = {id(c): a for c, a in zip(found[k], counterparts)}
+    return out
+
+
+def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset)  # type: ignore[attr-defined,operator]
+
+
 def _sections(
     module: cst.Module, lines: list[str], hints: Iterable[cst.CSTNode]
 ) -> list[tuple[list[cst.CSTNode], list[ast.stmt], int]] | None:
@@ -382,37 +456,28 @@ def spans(
         return Span(l1, chars(l1, node.col_offset) + 1, l2, chars(l2, node.end_col_offset) + 1)  # type: ignore[attr-defined,arg-type]
 
     def fast(stmt: cst.CSTNode, node: ast.stmt, off: int, nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
-        """Places a small statement, and the calls in it, from `ast` alone; returns the rest."""
-        if not isinstance(stmt, cst.BaseSmallStatement):
+        """Places a small statement, and the expressions of the kinds in
+        `_KINDS` in it or in a compound statement's header, from `ast` alone;
+        returns the rest."""
+        roots = _header_roots(stmt, node)
+        if roots is None:
             return nodes
-        calls: list[cst.Call] | None = None
+        tables: dict[type, dict[int, ast.AST]] | None = None
         missed = []
         # the statement's own value (`f(x)`, `y = f(x)`, `return f(x)`): its
         # counterpart is the `ast` statement's value, with no walk
         value = getattr(stmt, "value", None)
         direct = getattr(node, "value", None) if _AST_VALUED.get(type(stmt)) is type(node) else None
         for n in nodes:
-            if n is stmt:
+            kind = type(n)
+            if n is stmt and isinstance(stmt, cst.BaseSmallStatement):
                 out[n] = span_of(node, off)
-            elif n is value and direct is not None and type(n) is cst.Call and not n.lpar and type(direct) is ast.Call:  # type: ignore[attr-defined]
+            elif n is value and direct is not None and kind is cst.Call and not n.lpar and type(direct) is ast.Call:  # type: ignore[attr-defined]
                 out[n] = span_of(direct, off)
-            elif type(n) is cst.Call and not n.lpar:  # type: ignore[attr-defined]
-                if calls is None:
-                    calls = []
-                    for m in walk(stmt):
-                        if type(m) is cst.Call:
-                            calls.append(m)  # type: ignore[arg-type]
-                        elif type(m) in _OPAQUE:
-                            calls = []  # a statement `ast` places differently: codegen it
-                            break
-                    ast_calls = sorted(
-                        (c for c in ast.walk(node) if type(c) is ast.Call),
-                        key=lambda c: (c.lineno, c.col_offset, -c.end_lineno, -c.end_col_offset),  # type: ignore[operator]
-                    )
-                    if len(ast_calls) != len(calls):
-                        calls = []
-                    index = {id(c): a for c, a in zip(calls, ast_calls)}
-                found = index.get(id(n))
+            elif kind in _KINDS and not n.lpar:  # type: ignore[attr-defined]
+                if tables is None:
+                    tables = _by_order(roots, {type(m) for m in nodes})
+                found = tables.get(kind, {}).get(id(n))
                 if found is None:
                     missed.append(n)
                 else:

@@ -29,7 +29,7 @@ from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
 from ownlint.engine.sources import EngineOptions, SourceFile, module_names
-from ownlint.engine.walk import children, compound_children
+from ownlint.engine.walk import children, compound_children, is_statement
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, fold, literal
@@ -89,13 +89,16 @@ def collect_scopes(
     statement can matter."""
     kids = compound_children if source is not None and "lambda" not in source and "yield" not in source else children
     scopes: list[Scope] = []
-    # (node, kind of the scope it is in, that scope's qualified name or None, the function's Scope)
-    stack: list[tuple[cst.CSTNode, str, str | None, Scope | None]] = [
-        (c, "module", modname, None) for c in reversed(kids(module))
+    # (node, kind of the scope it is in, that scope's qualified name or None,
+    # the function's Scope, the statement the node is in)
+    stack: list[tuple[cst.CSTNode, str, str | None, Scope | None, cst.CSTNode | None]] = [
+        (c, "module", modname, None, None) for c in reversed(kids(module))
     ]
     while stack:
-        node, kind, outer, function = stack.pop()
+        node, kind, outer, function, at = stack.pop()
         inner_kind, inner_q, inner_function = kind, outer, function
+        if is_statement(node):
+            at = node
         if type(node) is cst.Yield and function is not None:
             function.generator = True
         if type(node) in (cst.ClassDef, cst.FunctionDef):
@@ -122,9 +125,9 @@ def collect_scopes(
                 )
                 inner_kind, inner_q, inner_function = "function", q, scopes[-1]
         elif type(node) is cst.Lambda:
-            scopes.append(Scope(build_lambda_cfg(node, call_raises=call_raises), _params(node.params), None))
+            scopes.append(Scope(build_lambda_cfg(node, call_raises=call_raises, stmt=at), _params(node.params), None))
             inner_function = None  # a yield in a lambda makes the lambda a generator, not its function
-        stack.extend((c, inner_kind, inner_q, inner_function) for c in reversed(kids(node)))
+        stack.extend((c, inner_kind, inner_q, inner_function, at) for c in reversed(kids(node)))
     return scopes
 
 

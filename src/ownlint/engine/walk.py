@@ -110,6 +110,19 @@ def compound_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return [c for c in statement_children(node) if type(c) not in SIMPLE_LINES]
 
 
+_STATEMENT: dict[type, bool] = {}  # node class -> is a statement (isinstance on ABCs is slow)
+
+
+def is_statement(node: cst.CSTNode) -> bool:
+    """Whether `node` is a small statement or a compound one (a line of small
+    statements is neither: it holds them)."""
+    kind = type(node)
+    known = _STATEMENT.get(kind)
+    if known is None:
+        known = _STATEMENT[kind] = issubclass(kind, (cst.BaseSmallStatement, cst.BaseCompoundStatement))
+    return known
+
+
 # the statements that hold small statements (`x = 1; f(x)`) rather than a body
 SIMPLE_LINES: tuple[type, ...] = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
 

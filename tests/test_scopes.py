@@ -4,12 +4,15 @@ walk over all nodes finds."""
 
 from __future__ import annotations
 
+import sysconfig
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
-from ownlint.engine.project import Scope, collect_scopes
+from ownlint.engine.cfg import build_class_cfg, build_function_cfg, build_lambda_cfg
+from ownlint.engine.project import Scope, _defaults, _params, collect_scopes
+from ownlint.engine.walk import children
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
 
@@ -76,6 +79,67 @@ def test_same_scopes_as_the_full_walk(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     module = cst.parse_module(source)
     assert described(collect_scopes(module, "m", None, source)) == described(collect_scopes(module, "m", None))
+
+
+LAMBDAS_AND_YIELDS = """\
+@register(lambda f: f)
+def gen(a=lambda: (yield), b=[x for x in (yield)]):
+    yield lambda c: (yield c, lambda d: d)
+    def inner():
+        return (yield from gen())
+    class K(base(lambda: 1)):
+        key = sorted(key=lambda e: e)
+        def m(self, f=lambda: 0):
+            return [lambda: g for g in f]
+    return lambda: inner
+x = (lambda *a, **k: (lambda: a)(), lambda: (yield))
+if (yield_ := lambda: 1):
+    pass
+"""
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+SYNTAX = [STDLIB / n for n in ("ast.py", "typing.py", "asyncio/tasks.py", "inspect.py", "contextlib.py", "functools.py")]
+
+
+def walked_scopes(module: cst.Module) -> list[Scope]:
+    """The scopes a walk over every node finds (how collect_scopes once did it)."""
+    scopes: list[Scope] = []
+    stack: list[tuple] = [(c, "module", "m", None) for c in reversed(children(module))]
+    while stack:
+        node, kind, outer, function = stack.pop()
+        inner_kind, inner_q, inner_function = kind, outer, function
+        if type(node) is cst.Yield and function is not None:
+            function.generator = True
+        if type(node) is cst.ClassDef:
+            q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            scopes.append(Scope(build_class_cfg(node, None), [], None, ""))
+            inner_kind, inner_q, inner_function = "class", q, None
+        elif type(node) is cst.FunctionDef:
+            q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            params = _params(node.params)
+            static = any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod" for d in node.decorators)
+            self_name = params[0] if kind == "class" and params and not static else None
+            scopes.append(
+                Scope(build_function_cfg(node), params, self_name, q or "", outer if kind == "class" else None, _defaults(node.params))
+            )
+            inner_kind, inner_q, inner_function = "function", q, scopes[-1]
+        elif type(node) is cst.Lambda:
+            scopes.append(Scope(build_lambda_cfg(node), _params(node.params), None))
+            inner_function = None
+        stack.extend((c, inner_kind, inner_q, inner_function) for c in reversed(children(node)))
+    return scopes
+
+
+@pytest.mark.parametrize("path", [*FIXTURES, *SYNTAX, None], ids=lambda p: p.name if p else "lambdas-and-yields")
+def test_same_scopes_as_a_walk_over_every_node(path: Path | None) -> None:
+    """Where the text has a lambda or a yield, expressions are searched by a
+    loop of their own; the scopes, their order and which are generators are
+    those of a plain walk over every node."""
+    try:
+        source = path.read_text(encoding="utf-8") if path else LAMBDAS_AND_YIELDS
+        module = cst.parse_module(source)
+    except (OSError, cst.ParserSyntaxError):
+        pytest.skip("not parsed here")
+    assert described(collect_scopes(module, "m", None, source)) == described(walked_scopes(module))
 
 
 @pytest.mark.parametrize("text", ["p", "(p)", "( p )", "a.b", "f(x,\n  y)", "lst[0]"])

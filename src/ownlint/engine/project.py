@@ -29,7 +29,7 @@ from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
 from ownlint.engine.sources import EngineOptions, SourceFile, module_names
-from ownlint.engine.walk import children, compound_children, is_statement
+from ownlint.engine.walk import LEAVES, children, compound_children, holds_statements, is_statement
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, fold, literal
@@ -82,12 +82,15 @@ def collect_scopes(
     module: cst.Module, modname: str, call_raises: CallRaises | None, source: str | None = None
 ) -> list[Scope]:
     """Every function, method, lambda and class body of a module, with the
-    qualified names that calls can reach (`mod.f`, `mod.Class.m`).
+    qualified names that calls can reach (`mod.f`, `mod.Class.m`), in the
+    order of a depth-first walk.
 
     Given the `source`, and it has neither `lambda` nor `yield` anywhere, only
     compound statements are walked: nothing inside an expression or a simple
-    statement can matter."""
-    kids = compound_children if source is not None and "lambda" not in source and "yield" not in source else children
+    statement can matter. Otherwise expressions are searched for lambdas and
+    yields too, by a tighter loop (`_lambdas_and_yields`)."""
+    full = source is None or "lambda" in source or "yield" in source
+    kids = children if full else compound_children
     scopes: list[Scope] = []
     # (node, kind of the scope it is in, that scope's qualified name or None,
     # the function's Scope, the statement the node is in)
@@ -96,11 +99,12 @@ def collect_scopes(
     ]
     while stack:
         node, kind, outer, function, at = stack.pop()
+        if full and not holds_statements(node):  # an expression, or a part of one
+            _lambdas_and_yields(node, function, at, scopes, call_raises)
+            continue
         inner_kind, inner_q, inner_function = kind, outer, function
         if is_statement(node):
             at = node
-        if type(node) is cst.Yield and function is not None:
-            function.generator = True
         if type(node) in (cst.ClassDef, cst.FunctionDef):
             q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
             if type(node) is cst.ClassDef:
@@ -124,11 +128,31 @@ def collect_scopes(
                     )
                 )
                 inner_kind, inner_q, inner_function = "function", q, scopes[-1]
-        elif type(node) is cst.Lambda:
-            scopes.append(Scope(build_lambda_cfg(node, call_raises=call_raises, stmt=at), _params(node.params), None))
-            inner_function = None  # a yield in a lambda makes the lambda a generator, not its function
         stack.extend((c, inner_kind, inner_q, inner_function, at) for c in reversed(kids(node)))
     return scopes
+
+
+def _lambdas_and_yields(
+    node: cst.CSTNode, function: Scope | None, at: cst.CSTNode | None, scopes: list[Scope], call_raises: CallRaises | None
+) -> None:
+    """In an expression (which holds no statement): a scope for each lambda, in
+    the order of a depth-first walk; a yield outside any lambda makes
+    `function` a generator (a yield in a lambda makes the lambda one)."""
+    leaves = LEAVES
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Yield:
+            if function is not None:
+                function.generator = True
+        elif kind is cst.Lambda:
+            scopes.append(Scope(build_lambda_cfg(current, call_raises=call_raises, stmt=at), _params(current.params), None))
+            for child in children(current):  # before the lambda's siblings, as a walk would
+                _lambdas_and_yields(child, None, at, scopes, call_raises)
+            continue
+        if kind not in leaves:
+            stack.extend(reversed(children(current)))
 
 
 def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, object]:

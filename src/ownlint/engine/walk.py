@@ -10,9 +10,11 @@ that carry no code.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Iterator
 
 import libcst as cst
+from libcst import MaybeSentinel
 
 # nodes that hold only layout: never walked into
 _TRIVIA: tuple[type, ...] = (
@@ -40,6 +42,10 @@ _SKIP_FIELDS = frozenset(
 )
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _CODE: dict[type, bool] = {}  # node class -> carries code (is not trivia); isinstance on ABCs is slow
+# node classes with no field that can hold code (`Name`, `Integer`, operators):
+# a walk yields them without looking inside (filled in as classes are met)
+LEAVES: set[type] = set()
+_NOT_CODE: tuple[type, ...] = (str, bool, int, float, type(None), MaybeSentinel, *_TRIVIA)
 
 
 def _is_code(value: object) -> bool:
@@ -50,13 +56,35 @@ def _is_code(value: object) -> bool:
     return known
 
 
+def _may_hold_code(annotation: object) -> bool:
+    """Whether a field of this type can hold a node that carries code (when in
+    doubt, it can)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return False
+    args = typing.get_args(annotation)
+    if args:  # Sequence[X], Optional[X], Union[X, Y]
+        return any(_may_hold_code(a) for a in args)
+    if isinstance(annotation, type):
+        return not issubclass(annotation, _NOT_CODE)
+    return True
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    names = _FIELDS[kind] = tuple(
+        f.name
+        for f in dataclasses.fields(kind)
+        if f.name not in _SKIP_FIELDS and "whitespace" not in f.name and _may_hold_code(f.type)
+    )
+    if not names:
+        LEAVES.add(kind)
+    return names
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The code-carrying children of `node`, in source order."""
     names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[type(node)] = tuple(
-            f.name for f in dataclasses.fields(node) if f.name not in _SKIP_FIELDS and "whitespace" not in f.name
-        )
+        names = _fields(type(node))
     out: list[cst.CSTNode] = []
     code = _CODE
     for name in names:
@@ -89,17 +117,25 @@ _STATEMENT_HOLDERS: tuple[type, ...] = (
 _HOLDS: dict[type, bool] = {}
 
 
+def holds_statements(node: cst.CSTNode) -> bool:
+    """Whether `node` is a statement or can hold one (the module, a suite,
+    `else`, `finally`, a handler, a `case`); anything else is (part of) an
+    expression."""
+    kind = type(node)
+    known = _HOLDS.get(kind)
+    if known is None:
+        known = _HOLDS[kind] = isinstance(node, _STATEMENT_HOLDERS)
+    return known
+
+
 def statement_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The children of `node` that are statements or hold them (suites,
     `else`, `finally`, handlers, `case`s), in source order."""
     holds = _HOLDS
     found = []
     for child in children(node):
-        kind = type(child)
-        known = holds.get(kind)
-        if known is None:
-            known = holds[kind] = isinstance(child, _STATEMENT_HOLDERS)
-        if known:
+        known = holds.get(type(child))
+        if known or (known is None and holds_statements(child)):
             found.append(child)
     return found
 
@@ -144,10 +180,12 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
     """`node` and everything below it, depth first in source order; with
     `into_scopes=False`, not into nested functions, lambdas and classes."""
     stack = [node]
+    leaves = LEAVES
     while stack:
         current = stack.pop()
         yield current
-        if not into_scopes and current is not node and type(current) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+        kind = type(current)
+        if kind in leaves or not into_scopes and current is not node and kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
             continue
         stack.extend(reversed(children(current)))
 

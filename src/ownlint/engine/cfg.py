@@ -241,8 +241,10 @@ class _Builder:
     def emit(self, elem: Elem) -> None:
         if elem.stmt is None and self.at is not None:
             elem = Elem(elem.kind, elem.node, elem.source, elem.origin, self.at)
-        cur = self.here()
-        if self.protected() and _elem_may_raise(elem, self.call_raises):
+        cur = self.cur
+        if cur is None:
+            cur = self.here()
+        if self.exc[-1] != self.raise_exit and _elem_may_raise(elem, self.call_raises):  # protected()
             if self.blocks[cur].elems:
                 nxt = self.new()
                 self.edge(cur, nxt)
@@ -287,7 +289,7 @@ class _Builder:
     def small(self, s: cst.BaseSmallStatement) -> None:
         self.at = s
         if type(s) is cst.Return:
-            self.emit(Elem("return", s))
+            self.emit(Elem("return", s, "", None, s))
             self.jump(self.exit, 0)
         elif type(s) is cst.Raise:
             self.emit(Elem("raise", s))
@@ -310,7 +312,7 @@ class _Builder:
             self.edge(fail, self.exc[-1], "raise")
             self.start(ok)
         else:
-            self.emit(Elem("stmt", s))
+            self.emit(Elem("stmt", s, "", None, s))
 
     def stmt(self, s: cst.BaseStatement) -> None:
         if type(s) is cst.SimpleStatementLine:

@@ -95,6 +95,11 @@ class Unit:
     source: str = ""
     pieces: tuple[tuple[cst.Module, int], ...] = ()  # see incremental.Parsed; () = the module itself, from line 1
     tree: ast.Module | None = None  # CPython's tree of `source`, when one was made already
+    # whether a `global` or `nonlocal` statement may be in it (there is none where the text has neither word)
+    declares_outer: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.declares_outer = not self.source or "global" in self.source or "nonlocal" in self.source
 
 
 class BudgetExceeded(Exception):
@@ -239,7 +244,7 @@ class FunctionAnalysis:
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
         # `global` / `nonlocal` names (none to look for where the text has neither word)
-        self.outer_names = _declared_outer(cfg.node) if "global" in unit.source or "nonlocal" in unit.source or not unit.source else set()
+        self.outer_names = _declared_outer(cfg.node) if unit.declares_outer else set()
         self.captured: dict[int, set[str]] = {}  # nested function or lambda -> the names it uses
         self.cfg = cfg
         self.models = models

@@ -193,18 +193,28 @@ if hasattr(ast, "TryStar"):  # Python 3.11
 _HEAD = re.compile(r"^(async[ \t]+)?(def|class)[ \t]+([^\W\d]\w*)", re.MULTILINE)
 
 
-def _statements(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    """The statements a hint can name inside a top-level statement: its small
-    statements, or itself and those of its nested bodies."""
-    stack = [stmt]
+def _hinted(stmt: cst.CSTNode, wanted: set[int]) -> tuple[list[cst.CSTNode], set[int]]:
+    """The statements inside a top-level statement (itself included) whose
+    `id` is in `wanted`: its small statements, or itself and those of its
+    nested bodies; and the `id`s of the compound statements that hold them."""
+    found: list[cst.CSTNode] = []
+    holders: set[int] = set()
+    stack: list[tuple[cst.CSTNode, tuple[int, ...]]] = [(stmt, ())]
     while stack:
-        node = stack.pop()
+        node, path = stack.pop()
         if type(node) in SIMPLE_LINES:
-            yield from node.body  # type: ignore[attr-defined]
+            for small in node.body:  # type: ignore[attr-defined]
+                if id(small) in wanted:
+                    found.append(small)
+                    holders.update(path)
             continue
-        yield node
+        if id(node) in wanted:
+            found.append(node)
+            holders.update(path)
+        inner = (*path, id(node))
         for body, _ in _bodies(node):
-            stack.extend(reversed(body))
+            stack.extend((c, inner) for c in reversed(body))
+    return found, holders
 
 
 def _same_statements(cst_body: list[cst.CSTNode], ast_body: list[ast.stmt]) -> bool:
@@ -306,12 +316,14 @@ def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
 
 def _sections(
     module: cst.Module, lines: list[str], hints: Iterable[cst.CSTNode]
-) -> list[tuple[list[cst.CSTNode], list[ast.stmt], int]] | None:
+) -> tuple[list[tuple[list[cst.CSTNode], list[ast.stmt], int]], set[int]] | None:
     """CPython's trees of just the parts of the file that hold a hinted
     statement: for each, the libcst statements of the part, `ast`'s, and the
-    number of lines before the part. None where the file cannot be cut so (no
-    top-level definition to cut at, a hint not found, a part that does not
-    parse or does not match): then the whole file is parsed."""
+    number of lines before the part; with the `id`s of the compound statements
+    that hold a hinted statement (no other needs to be looked into). None
+    where the file cannot be cut so (no top-level definition to cut at, a hint
+    not found, a part that does not parse or does not match): then the whole
+    file is parsed."""
     body = list(module.body)
     defs = [i for i, stmt in enumerate(body) if type(stmt) in (cst.FunctionDef, cst.ClassDef)]
     if not defs:
@@ -358,12 +370,14 @@ def _sections(
             part_of[index] = p
     wanted = {id(h) for h in hints}
     needed: list[int] = []
+    holders: set[int] = set()
     for index, stmt in enumerate(body):
-        found = [n for n in _statements(stmt) if id(n) in wanted]
+        found, holding = _hinted(stmt, wanted)
         if found:
             if not needed or needed[-1] != part_of[index]:
                 needed.append(part_of[index])
             wanted.difference_update(map(id, found))
+            holders |= holding
             if not wanted:
                 break
     if wanted:
@@ -388,7 +402,7 @@ def _sections(
             if not _same_statements(body[a:b], tree.body):
                 return None
             out.append((body[a:b], tree.body, first - 1))
-    return out
+    return out, holders
 
 
 def spans(
@@ -487,20 +501,22 @@ def spans(
         return missed
 
     def paired(
-        roots: list[tuple[list[cst.CSTNode], list[ast.stmt], int]]
+        roots: list[tuple[list[cst.CSTNode], list[ast.stmt], int]], holders: set[int] | None = None
     ) -> Iterable[tuple[cst.CSTNode, ast.stmt, int]]:
+        """Each statement with its `ast` counterpart and line offset, in order;
+        with `holders`, not inside the compound statements not in it."""
         stack = list(reversed(roots))
         while stack:
             cst_body, ast_body, off = stack.pop()
             for stmt, node in _pairs(cst_body, ast_body):
                 yield stmt, node, off
-                stack.extend((c, a, off) for c, a in _nested(stmt, node))
+                if holders is None or id(stmt) in holders:
+                    stack.extend((c, a, off) for c, a in _nested(stmt, node))
 
-    roots = None
+    cut = None
     if tree is None and wanted and None not in wanted.values():
-        roots = _sections(module, lines, set(wanted.values()))  # type: ignore[arg-type]
-    if roots is None:
-        roots = whole_file()
+        cut = _sections(module, lines, set(wanted.values()))  # type: ignore[arg-type]
+    roots, holders = cut if cut is not None else (whole_file(), None)
 
     # first the hinted nodes, each in its statement alone
     by_stmt: dict[cst.CSTNode, list[cst.CSTNode]] = {}
@@ -508,7 +524,7 @@ def spans(
         if hint is not None:
             by_stmt.setdefault(hint, []).append(n)
     if by_stmt:
-        for stmt, node, off in paired(roots):
+        for stmt, node, off in paired(roots, holders):
             hinted = by_stmt.pop(stmt, None)
             if hinted:
                 try:

@@ -516,6 +516,8 @@ class _Eval(MemoryEval, InteropEval):
 
     def escape(self, value: Val) -> None:
         """Something outside the locals may now hold the owners in `value`."""
+        if value is None:  # most values: nothing tracked
+            return
         for obj in _objects_in(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped:
@@ -1129,6 +1131,8 @@ class _Eval(MemoryEval, InteropEval):
     def use(
         self, value: Val, node: cst.CSTNode, spelled: str | cst.CSTNode, via: Summary | None = None, inner: Step | None = None
     ) -> None:
+        if value is None:  # most values: nothing tracked
+            return
         for obj in _objects_in(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.reported:
@@ -1352,6 +1356,12 @@ class _Eval(MemoryEval, InteropEval):
         st = self.st
         st.heap.pop(obj, None)
         for k, v in list(st.env.items()):
+            if v is None:
+                continue
+            if isinstance(v, int):  # most values: one object (as _objects_in and _without have it)
+                if v == obj:
+                    del st.env[k]
+                continue
             if obj in _objects_in(v):
                 nv = _without(v, obj)
                 if nv is None:

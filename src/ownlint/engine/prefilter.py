@@ -25,7 +25,9 @@ from collections.abc import Iterable
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import SourceFile
 
-_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_][A-Za-z_0-9]*)", re.MULTILINE)
+# searched in the text after a newline: a pattern that starts with a literal
+# is searched for fast; one that starts with `^` is tried at every character
+_DEF = re.compile(r"\n[ \t]*(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_][A-Za-z_0-9]*)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # above this many names, a file's words are listed once instead of searching its text for each name
 _SUBSTRING_NAMES = 50
@@ -46,7 +48,7 @@ def definitions(source: str) -> tuple[set[str], set[str]]:
     are reached through objects, not by name), and which of them are classes."""
     names: set[str] = set()
     classes: set[str] = set()
-    for kind, name in _DEF.findall(source):
+    for kind, name in _DEF.findall("\n" + source):
         if not (name.startswith("__") and name.endswith("__")):
             names.add(name)
             if kind == "class":

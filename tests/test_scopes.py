@@ -10,8 +10,11 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from ownlint import api
+from ownlint.config import default_config
 from ownlint.engine.cfg import build_class_cfg, build_function_cfg, build_lambda_cfg
 from ownlint.engine.project import Scope, _defaults, _params, collect_scopes
+from ownlint.engine.typestate import FunctionAnalysis
 from ownlint.engine.walk import children
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
@@ -149,3 +152,48 @@ def test_source_of_prints_what_libcst_prints_on_one_line(text: str) -> None:
 
     node = cst.parse_expression(text)
     assert source_of(node) == " ".join(cst.Module(body=[]).code_for_node(node).split())
+
+
+SUMMARIES = """\
+from ctypes import c_void_p
+from level_zero import zeMemAllocHost, zeMemFree
+
+
+def release(ctx, p):
+    zeMemFree(ctx, p)
+
+
+def unused(ctx, p):
+    zeMemFree(ctx, p)
+
+
+def main(ctx):
+    p = c_void_p()
+    zeMemAllocHost(ctx, None, 64, 64, p)
+    release(ctx, p)
+    zeMemFree(ctx, p)
+"""
+
+
+def test_only_the_summaries_a_call_asks_for_are_made(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every function is analysed (its own findings), but a summary is made
+    only for a function some call reaches: here `release`, not `unused` or
+    `main`. The double free through `release` is still found. (The language
+    server's incremental checks make every summary: the next check may reuse
+    it.)"""
+    made: list[str] = []
+    real = FunctionAnalysis.summary
+
+    def spy(self: FunctionAnalysis, *args: object) -> object:
+        made.append(self.name)
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FunctionAnalysis, "summary", spy)
+    (tmp_path / "lazy.py").write_text(SUMMARIES, encoding="utf-8")
+    result = api.check_paths([tmp_path / "lazy.py"], default_config(), jobs=1)
+    assert [(d.span.line, d.code) for d in result.findings] == [(17, "OWN201")]
+    assert made == ["release"]
+    made.clear()
+    result = api.check_source(SUMMARIES, "lazy.py", default_config())
+    assert [(d.span.line, d.code) for d in result.findings] == [(17, "OWN201")]
+    assert sorted(made) == ["main", "release", "unused"]

@@ -10,7 +10,7 @@ import re
 import warnings
 
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -326,6 +326,7 @@ class Project:
         self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
         self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
         self.summaries: dict[str, Summary] = {}
+        self.later: dict[str, Callable[[], Summary]] = {}  # analysed functions whose summary no call has asked for yet
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
         self.units: list[Unit] = []
@@ -399,13 +400,16 @@ class Project:
         key = (unit.index, i)
         if key not in self.violations:
             if scope.qualified:
-                self.summary_of(scope.qualified)  # analyses it, once
+                self._function(scope.qualified, needed=False)  # analyses it, once
             if key not in self.violations:
                 self.violations[key], _ = self._evaluate(unit, scope, summary=False)
         return self.violations[key]
 
-    def _evaluate(self, unit: Unit, scope: Scope, summary: bool) -> tuple[list[RawViolation], Summary | None]:
-        """Runs the analysis of `scope` (or, incrementally, reuses its last results)."""
+    def _evaluate(
+        self, unit: Unit, scope: Scope, summary: bool
+    ) -> tuple[list[RawViolation], Callable[[], Summary] | None]:
+        """Runs the analysis of `scope` (or, incrementally, reuses its last
+        results): its violations and, if `summary`, what makes its summary."""
         context = self.context.get(unit.index)
         if context is not None:
             last = _MEMORY.results.get(unit.path, {}).get(id(scope))
@@ -420,17 +424,20 @@ class Project:
                 self.kept.setdefault(unit.path, {})[id(scope)] = last
                 if last.note is not None:
                     self.budget_notes.append((unit, scope.cfg.node, *last.note))
-                return last.violations, last.summary
+                kept = last.summary
+                return last.violations, (lambda: kept) if kept is not None else None  # type: ignore[return-value]
         deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = [] if context is not None else None
         fa = self._analysis(unit, scope, deps)
         violations = fa.run()
-        made = fa.summary(scope.defaults) if summary else None
+        summarize = fa.summary_later(scope.defaults) if summary else None
         note = (fa.name or scope.cfg.name, fa.budget_note) if fa.budget_note else None
         if note is not None:
             self.budget_notes.append((unit, scope.cfg.node, *note))
-        if context is not None and deps is not None:
+        if context is not None and deps is not None:  # the next check may reuse the summary: made now
+            made = summarize() if summarize is not None else None
             self.kept.setdefault(unit.path, {})[id(scope)] = _Reused(scope, context, deps, violations, made, note)
-        return violations, made
+            summarize = (lambda: made) if made is not None else None  # type: ignore[assignment,return-value]
+        return violations, summarize
 
     def _still_hold(self, deps: list[tuple[Scope, cst.Call, str, bool, str | None]]) -> bool:
         for scope, call, qualified, on_self, target in deps:
@@ -468,8 +475,22 @@ class Project:
         return fa
 
     def summary_of(self, qualified: str) -> Summary:
+        summary = self._function(qualified, needed=True)
+        assert summary is not None
+        return summary
+
+    def _function(self, qualified: str, needed: bool) -> Summary | None:
+        """Analyses the function `qualified`, once; its summary if `needed`
+        (made when first needed: most functions are called by none)."""
         done = self.summaries.get(qualified)
         if done is not None:
+            return done
+        later = self.later.get(qualified)
+        if later is not None:
+            if not needed:
+                return None
+            del self.later[qualified]
+            done = self.summaries[qualified] = later()
             return done
         unit, scope = self.functions[qualified]
         if scope.generator:
@@ -478,13 +499,15 @@ class Project:
             return Summary(qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,))
         self.in_progress.add(qualified)
         try:
-            violations, made = self._evaluate(unit, scope, summary=True)
-            assert made is not None
-            summary = made
+            violations, summarize = self._evaluate(unit, scope, summary=True)
+            assert summarize is not None
         finally:
             self.in_progress.discard(qualified)
         self.violations[(unit.index, self.scope_index[id(scope)])] = violations
-        self.summaries[qualified] = summary
+        if not needed:
+            self.later[qualified] = summarize
+            return None
+        summary = self.summaries[qualified] = summarize()
         return summary
 
     def resolve(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> Summary | None:

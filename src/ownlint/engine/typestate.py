@@ -316,6 +316,15 @@ class FunctionAnalysis:
             self.name, self.unit.index, tuple(self.params), defaults, self.self_name is not None, tuple(outcomes)
         )
 
+    def summary_later(self, defaults: tuple[tuple[int, object], ...] = ()) -> Callable[[], Summary]:
+        """`summary`, made when first called (most functions' summaries are
+        never asked for: nothing calls them); meanwhile only the states at the
+        exit are kept."""
+        if self.solution is not None:
+            exits = self.solution.ins.get(self.cfg.exit)
+            self.solution = Solution({} if exits is None else {self.cfg.exit: exits}, self.solution.budget_hit)
+        return lambda: self.summary(defaults)
+
     def field_object(self, attr: str) -> int:
         obj = self.fields.get(attr)
         if obj is None:

@@ -433,6 +433,8 @@ def spans(
     def chars(line: int, byte_col: int) -> int:
         # ast columns are UTF-8 byte offsets; spans count characters
         text = lines[line - 1] if line - 1 < len(lines) else ""
+        if text.isascii():  # a byte is a character
+            return min(byte_col, len(text))
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
     out: dict[cst.CSTNode, Span] = {}

@@ -5,6 +5,7 @@ walk over all nodes finds."""
 from __future__ import annotations
 
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import libcst as cst
@@ -182,13 +183,18 @@ def test_only_the_summaries_a_call_asks_for_are_made(monkeypatch: pytest.MonkeyP
     server's incremental checks make every summary: the next check may reuse
     it.)"""
     made: list[str] = []
-    real = FunctionAnalysis.summary
+    real = FunctionAnalysis.summary_later
 
-    def spy(self: FunctionAnalysis, *args: object) -> object:
-        made.append(self.name)
-        return real(self, *args)  # type: ignore[arg-type]
+    def spy(self: FunctionAnalysis, *args: object) -> Callable[[], object]:
+        make = real(self, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(FunctionAnalysis, "summary", spy)
+        def counted() -> object:
+            made.append(self.name)
+            return make()
+
+        return counted
+
+    monkeypatch.setattr(FunctionAnalysis, "summary_later", spy)
     (tmp_path / "lazy.py").write_text(SUMMARIES, encoding="utf-8")
     result = api.check_paths([tmp_path / "lazy.py"], default_config(), jobs=1)
     assert [(d.span.line, d.code) for d in result.findings] == [(17, "OWN201")]

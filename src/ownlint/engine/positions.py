@@ -4,10 +4,14 @@ libcst's `PositionProvider` regenerates the code of the whole module to
 learn every node's position: measured here it costs more than the parse,
 for a file that has one finding. Instead, the statements of the libcst tree
 are matched, in order, with those of CPython's `ast` (whose C parser gives
-each statement's line and column almost for free); `PositionProvider` then
-runs over just the statement that holds a wanted node (a compound
-statement's header, its body stubbed out), and its positions are shifted to
-the statement's place. When anything does not line up, `NotFound` sends the
+each statement's line and column almost for free). A wanted call, string,
+subscript, comparison, yield or await in a small statement (or in the
+header of an `if`, `while` or `for`) takes the position of its `ast`
+counterpart: the nodes of its kind there come one for one, in the same order,
+in both trees (`_by_order`). For any other node, `PositionProvider` runs over
+just the statement that holds it (a compound statement's header, its body
+stubbed out; about a millisecond), and its positions are shifted to the
+statement's place. When anything does not line up, `NotFound` sends the
 caller back to `PositionProvider` over the whole module.
 
 CPython's parse of the whole file was still a tenth of a run on the dense

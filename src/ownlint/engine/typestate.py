@@ -306,24 +306,25 @@ class FunctionAnalysis:
 
     def summary(self, defaults: tuple[tuple[int, object], ...] = ()) -> Summary:
         """What callers see of this function (after `run`); nothing, past a budget."""
-        if self.solution is None:
-            return Summary(self.name, self.unit.index, tuple(self.params), defaults, self.self_name is not None, (EMPTY_OUTCOME,))
-        exits = self.solution.ins.get(self.cfg.exit)
-        outcomes: dict[Outcome, None] = {}
-        for st in exits or ():
-            outcomes[outcome_of(st, self.params, self.fields, self.self_name)] = None
-        return Summary(
-            self.name, self.unit.index, tuple(self.params), defaults, self.self_name is not None, tuple(outcomes)
-        )
+        return self.summary_later(defaults)()
 
     def summary_later(self, defaults: tuple[tuple[int, object], ...] = ()) -> Callable[[], Summary]:
-        """`summary`, made when first called (most functions' summaries are
-        never asked for: nothing calls them); meanwhile only the states at the
-        exit are kept."""
-        if self.solution is not None:
-            exits = self.solution.ins.get(self.cfg.exit)
-            self.solution = Solution({} if exits is None else {self.cfg.exit: exits}, self.solution.budget_hit)
-        return lambda: self.summary(defaults)
+        """What makes `summary` when called (most functions' summaries are never
+        asked for: nothing calls them). It holds the states at the exit and
+        what they are read with, not the analysis (which would keep every
+        block's states alive: 99 instead of 63 MB on the dense corpus)."""
+        name, index, params, fields, self_name = self.name, self.unit.index, self.params, self.fields, self.self_name
+        if self.solution is None:  # past a budget: no effect
+            return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, (EMPTY_OUTCOME,))
+        exits = self.solution.ins.get(self.cfg.exit)
+
+        def make() -> Summary:
+            outcomes: dict[Outcome, None] = {}
+            for st in exits or ():
+                outcomes[outcome_of(st, params, fields, self_name)] = None
+            return Summary(name, index, tuple(params), defaults, self_name is not None, tuple(outcomes))
+
+        return make
 
     def field_object(self, attr: str) -> int:
         obj = self.fields.get(attr)

@@ -424,8 +424,7 @@ class Project:
                 self.kept.setdefault(unit.path, {})[id(scope)] = last
                 if last.note is not None:
                     self.budget_notes.append((unit, scope.cfg.node, *last.note))
-                kept = last.summary
-                return last.violations, (lambda: kept) if kept is not None else None  # type: ignore[return-value]
+                return last.violations, _ready(last.summary) if last.summary is not None else None
         deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = [] if context is not None else None
         fa = self._analysis(unit, scope, deps)
         violations = fa.run()
@@ -436,7 +435,7 @@ class Project:
         if context is not None and deps is not None:  # the next check may reuse the summary: made now
             made = summarize() if summarize is not None else None
             self.kept.setdefault(unit.path, {})[id(scope)] = _Reused(scope, context, deps, violations, made, note)
-            summarize = (lambda: made) if made is not None else None  # type: ignore[assignment,return-value]
+            summarize = _ready(made) if made is not None else None
         return violations, summarize
 
     def _still_hold(self, deps: list[tuple[Scope, cst.Call, str, bool, str | None]]) -> bool:
@@ -528,6 +527,11 @@ class Project:
             ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
             target = ends[0] if len(ends) == 1 else None
         return target
+
+
+def _ready(summary: Summary) -> Callable[[], Summary]:
+    """A summary already made, as `_evaluate` hands out the ones it makes later."""
+    return lambda: summary
 
 
 def unique_module_names(files: list[SourceFile]) -> list[str]:

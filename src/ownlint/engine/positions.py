@@ -285,8 +285,8 @@ def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) 
     kinds = kinds & _KINDS.keys()
     found: dict[type, list[cst.CSTNode]] = {k: [] for k in kinds}
     broken: set[type] = set()
-    for root in roots[0]:
-        for m in walk(root):
+    for cst_root in roots[0]:
+        for m in walk(cst_root):
             kind = type(m)
             if kind in found:
                 found[kind].append(m)
@@ -298,8 +298,8 @@ def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) 
     for k in kinds - broken:
         for t in _KINDS[k][0]:
             wanted[t] = []
-    for root in roots[1]:
-        for a in ast.walk(root):
+    for ast_root in roots[1]:
+        for a in ast.walk(ast_root):
             bucket = wanted.get(type(a))
             if bucket is not None:
                 bucket.append(a)
@@ -328,7 +328,7 @@ def _sections(
     where the file cannot be cut so (no top-level definition to cut at, a hint
     not found, a part that does not parse or does not match): then the whole
     file is parsed."""
-    body = list(module.body)
+    body: list[cst.CSTNode] = list(module.body)
     defs = [i for i, stmt in enumerate(body) if type(stmt) in (cst.FunctionDef, cst.ClassDef)]
     if not defs:
         return None

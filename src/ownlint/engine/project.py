@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import libcst as cst
 with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are not the user's concern
@@ -147,8 +148,9 @@ def _lambdas_and_yields(
             if function is not None:
                 function.generator = True
         elif kind is cst.Lambda:
-            scopes.append(Scope(build_lambda_cfg(current, call_raises=call_raises, stmt=at), _params(current.params), None))
-            for child in children(current):  # before the lambda's siblings, as a walk would
+            lam = cast(cst.Lambda, current)
+            scopes.append(Scope(build_lambda_cfg(lam, call_raises=call_raises, stmt=at), _params(lam.params), None))
+            for child in children(lam):  # before the lambda's siblings, as a walk would
                 _lambdas_and_yields(child, None, at, scopes, call_raises)
             continue
         if kind not in leaves:

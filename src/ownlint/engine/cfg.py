@@ -289,10 +289,10 @@ class _Builder:
     def small(self, s: cst.BaseSmallStatement) -> None:
         self.at = s
         if type(s) is cst.Return:
-            self.emit(Elem("return", s, "", None, s))
+            self.emit(Elem("return", s, stmt=s))
             self.jump(self.exit, 0)
         elif type(s) is cst.Raise:
-            self.emit(Elem("raise", s))
+            self.emit(Elem("raise", s, stmt=s))
             cur = self.here()
             self.edge(cur, self.exc[-1], "raise")
             self.cur = None
@@ -312,7 +312,7 @@ class _Builder:
             self.edge(fail, self.exc[-1], "raise")
             self.start(ok)
         else:
-            self.emit(Elem("stmt", s, "", None, s))
+            self.emit(Elem("stmt", s, stmt=s))
 
     def stmt(self, s: cst.BaseStatement) -> None:
         if type(s) is cst.SimpleStatementLine:

@@ -60,7 +60,11 @@ def install(monkeypatch: pytest.MonkeyPatch) -> list[list[project.SourceFile]]:
         options: project.EngineOptions,
         jobs: int | None = None,
         cache: object = None,
+        host: runner.EngineHost | None = None,
+        named: object = None,
     ) -> list[FileReport]:
+        if host is not None:
+            host.close()
         return recording(files, models, options)
 
     monkeypatch.setattr(project, "analyze_project", recording)

@@ -276,3 +276,80 @@ def test_the_collector_is_handed_back_as_it_was(monkeypatch: pytest.MonkeyPatch)
     project.analyze_project(fixture_sources()[:5], MODELS, OPTIONS)
     assert (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()) == before
     assert seen and all(on and young == project.YOUNG_GC_THRESHOLD and frozen > 0 for on, young, frozen in seen)
+
+
+def test_select_takes_the_first_test_from_the_caller() -> None:
+    """`api.check_paths` runs `Triggers.named` on each file as it reads it
+    (to start the engine host early); `select` then takes those verdicts
+    instead of testing again, and chooses the same components."""
+    sources = fixture_sources() + files(plain=PLAIN)
+    triggers = prefilter.Triggers(MODELS)
+    named = [triggers.named(f.source) for f in sources]
+    assert not all(named) and any(named)
+    assert prefilter.select(sources, MODELS, named) == prefilter.select(sources, MODELS)
+
+
+def run_script(script: str, cwd: Path) -> str:
+    """Runs `script` in a fresh interpreter (no pytest threads: the host is
+    forked only from a process with one thread); its standard output."""
+    done = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return done.stdout
+
+
+def test_the_engine_host_analyses_without_libcst_in_this_process(tmp_path: Path) -> None:
+    """Without a cache, a run big enough for workers starts their host while
+    it reads the files: the findings are those of one process, and the
+    process that read the files never imports the engine."""
+    script = (
+        "import json, sys\n"
+        "from ownlint import api, runner\n"
+        "from ownlint.config import default_config\n"
+        "started = []\n"
+        "real = runner.EngineHost.start\n"
+        "runner.EngineHost.start = lambda jobs: started.append(jobs) or real(jobs)\n"
+        "runner.PARALLEL_MIN_LINES = 50\n"
+        f"fixtures = {str(FIXTURES)!r}\n"
+        "def found(result):\n"
+        "    return [(d.path, d.code, d.span.line, d.span.column, d.message) for d in result.findings]\n"
+        "pooled = api.check_paths([fixtures], default_config(), jobs=2)\n"
+        "print(json.dumps([started, 'libcst' in sys.modules, len(pooled.findings), [e.message for e in pooled.errors]]))\n"
+        "alone = api.check_paths([fixtures], default_config(), jobs=1)\n"
+        "print(found(alone) == found(pooled))\n"
+    )
+    first, same = run_script(script, tmp_path).splitlines()
+    started, imported, count, errors = json.loads(first)
+    assert started == [2] and not imported and count > 100
+    assert not any("internal error" in e for e in errors)
+    assert same == "True"
+
+
+def test_a_host_given_no_work_ends_at_once(tmp_path: Path) -> None:
+    script = (
+        "import signal, time\n"
+        "from ownlint import runner\n"
+        "host = runner.EngineHost.start(2)\n"
+        "began = time.perf_counter()\n"
+        "host.close()\n"
+        "print(host.process.exitcode == -signal.SIGKILL, time.perf_counter() - began < 5)\n"
+    )
+    assert run_script(script, tmp_path) == "True True\n"
+
+
+def test_a_host_that_died_leaves_error_entries_not_a_hang(tmp_path: Path) -> None:
+    script = (
+        "from ownlint import runner\n"
+        "from ownlint.engine.models import load_models\n"
+        "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+        "host = runner.EngineHost.start(2)\n"
+        "host.process.kill()\n"
+        "host.process.join()\n"
+        f"files = [SourceFile('helpers.py', {HELPER!r}), SourceFile('plain.py', {PLAIN!r})]\n"
+        "reports = runner.analyze(files, load_models(), EngineOptions(), 2, None, host)\n"
+        "for r in reports:\n"
+        "    print(r.path, [e.message.split(': ')[1] for e in r.errors])\n"
+    )
+    assert run_script(script, tmp_path).splitlines() == [  # the pipe broke, or ended (EOFError)
+        "helpers.py ['worker process failed']",
+        "plain.py []",
+    ]

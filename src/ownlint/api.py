@@ -29,6 +29,7 @@ from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
 from ownlint import runner
+from ownlint.engine import prefilter
 from ownlint.cache import Cache
 from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.engine.models import ModelSet, load_models
@@ -97,19 +98,43 @@ def check_paths(
     started = time.perf_counter()
     models = load_models(config.models)
     found = discover(paths, config)
-    progress.start(len(found.files))
     errors = list(found.errors)
     sources: list[SourceFile] = []
     shown_as: dict[Path, str] = {}
-    for file in found.files:
-        shown = shown_as[file] = display_path(file)
-        text = read_source(file, shown)
-        if isinstance(text, FileError):
-            errors.append(text)
-        else:
+    # Without a cache, every file the prefilter selects is analysed: as soon
+    # as the files read so far name enough of the models for the worker
+    # processes to be used, their host starts importing the engine (see
+    # `runner.EngineHost`), before the progress bar's thread does. The
+    # prefilter's first test of each file is kept for `prefilter.select`.
+    early = not use_cache and (jobs or runner.default_jobs()) > 1 and len(found.files) > 1
+    triggers = prefilter.Triggers(models) if early else None
+    named: list[bool] = []
+    naming_lines = 0
+    host: runner.EngineHost | None = None
+    try:
+        for file in found.files:
+            shown = shown_as[file] = display_path(file)
+            text = read_source(file, shown)
+            if isinstance(text, FileError):
+                errors.append(text)
+                continue
             sources.append(SourceFile(shown, text, module_name(file)))
-    files = [shown_as.get(f) or display_path(f) for f in found.files]
-    result = _analyze(sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache)
+            if triggers is not None:
+                named.append(triggers.named(text))
+                if named[-1] and host is None:
+                    naming_lines += text.count("\n") + 1
+                    if naming_lines >= runner.PARALLEL_MIN_LINES:
+                        host = runner.EngineHost.start(jobs or runner.default_jobs())
+        progress.start(len(found.files))
+        files = [shown_as.get(f) or display_path(f) for f in found.files]
+        result = _analyze(
+            sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache,
+            host=host, named=named if triggers is not None else None,
+        )
+        host = None  # ended by the runner
+    finally:
+        if host is not None:
+            host.close()
     progress.advance(len(found.files))  # the engine analyses the whole project in one call
     return result
 
@@ -195,10 +220,12 @@ def _analyze(
     jobs: int | None = None,
     use_cache: bool = False,
     incremental: bool = False,
+    host: runner.EngineHost | None = None,
+    named: list[bool] | None = None,
 ) -> RunResult:
     options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size, incremental=incremental)
     cache = Cache(config.root, models.files, options) if use_cache else None
-    reports = _isolated_analysis(sources, models, options, jobs, cache)
+    reports = _isolated_analysis(sources, models, options, jobs, cache, host, named)
     texts = {f.path: f.source for f in sources}
     by_path: dict[str, list[Diagnostic]] = {}
     for report in reports:
@@ -233,11 +260,17 @@ def _enabled_in(config: Config, path: str) -> Callable[[str], bool]:
 
 
 def _isolated_analysis(
-    sources: list[SourceFile], models: ModelSet, options: EngineOptions, jobs: int | None, cache: Cache | None
+    sources: list[SourceFile],
+    models: ModelSet,
+    options: EngineOptions,
+    jobs: int | None,
+    cache: Cache | None,
+    host: runner.EngineHost | None = None,
+    named: list[bool] | None = None,
 ) -> list[FileReport]:
     """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""
     try:
-        return runner.analyze(sources, models, options, jobs, cache)
+        return runner.analyze(sources, models, options, jobs, cache, host, named)
     except Exception as error:  # the one place where a failure is isolated from the rest of the run
         reason = " ".join(f"{type(error).__name__}: {error}".split())
         message = f"{INTERNAL_ERROR_PREFIX} {__version__}: {reason}"

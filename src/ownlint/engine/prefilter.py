@@ -20,7 +20,7 @@ make a component larger, never lose a finding.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import SourceFile
@@ -88,14 +88,39 @@ def _any_of(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z_0-9])(?:{alternatives})(?![A-Za-z_0-9])")
 
 
-def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
+class Triggers:
+    """The first test of the prefilter: whether a text contains any trigger
+    word at all, as a substring (memchr-fast). Most files that are not
+    interop code fail it; the few that pass are then looked at word by word
+    (`select`)."""
+
+    def __init__(self, models: ModelSet) -> None:
+        self.words = trigger_words(models)
+        self._ordered = sorted(self.words)
+
+    def named(self, text: str) -> bool:
+        # the word that matched moves to the front: files of one tree tend to
+        # name the same API, and a miss costs a pass over the whole text
+        ordered = self._ordered
+        for k, w in enumerate(ordered):
+            if w in text:
+                if k:
+                    ordered.insert(0, ordered.pop(k))
+                return True
+        return False
+
+
+def select(files: list[SourceFile], models: ModelSet, named: Sequence[bool] | None = None) -> list[list[int]]:
     """The components to analyse: lists of indices into `files`, each sorted,
-    the list in a deterministic order. Files in none need no analysis."""
-    triggers = trigger_words(models)
+    the list in a deterministic order. Files in none need no analysis.
+
+    `named`, when given, is `Triggers.named` of each file's text, already
+    found (by a caller that read the files one by one)."""
+    test = Triggers(models)
+    triggers = test.words
     if not triggers:
         return []
     # a substring test first (memchr-fast), then the file's words (computed once)
-    ordered = sorted(triggers)
     word_cache: dict[int, set[str]] = {}
 
     def words_of(i: int) -> set[str]:
@@ -106,21 +131,10 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
 
     plain = {w for w in triggers if _WORD.fullmatch(w)}
     odd = _any_of(triggers - plain) if triggers - plain else None
-
-    def names_a_trigger(text: str) -> bool:
-        # the word that matched moves to the front: files of one tree tend to
-        # name the same API, and a miss costs a pass over the whole text
-        for k, w in enumerate(ordered):
-            if w in text:
-                if k:
-                    ordered.insert(0, ordered.pop(k))
-                return True
-        return False
-
     selected = {
         i
         for i, f in enumerate(files)
-        if names_a_trigger(f.source)
+        if (named[i] if named is not None else test.named(f.source))
         and (not plain.isdisjoint(words_of(i)) or (odd is not None and odd.search(f.source) is not None))
     }
     found = {i: definitions(files[i].source) for i in selected}

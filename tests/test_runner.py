@@ -308,7 +308,7 @@ def test_the_engine_host_analyses_without_libcst_in_this_process(tmp_path: Path)
         "started = []\n"
         "real = runner.EngineHost.start\n"
         "runner.EngineHost.start = lambda jobs: started.append(jobs) or real(jobs)\n"
-        "runner.PARALLEL_MIN_LINES = 50\n"
+        "runner.PARALLEL_MIN_LINES = runner.HOST_MIN_LINES = 50\n"
         f"fixtures = {str(FIXTURES)!r}\n"
         "def found(result):\n"
         "    return [(d.path, d.code, d.span.line, d.span.column, d.message) for d in result.findings]\n"

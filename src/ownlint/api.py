@@ -102,10 +102,10 @@ def check_paths(
     sources: list[SourceFile] = []
     shown_as: dict[Path, str] = {}
     # Without a cache, every file the prefilter selects is analysed: as soon
-    # as the files read so far name enough of the models for the worker
-    # processes to be used, their host starts importing the engine (see
-    # `runner.EngineHost`), before the progress bar's thread does. The
-    # prefilter's first test of each file is kept for `prefilter.select`.
+    # as the files read so far name enough of the models, the host of the
+    # worker processes starts importing the engine (see `runner.EngineHost`),
+    # before the progress bar's thread starts. The prefilter's first test of
+    # each file is kept for `prefilter.select`.
     early = not use_cache and (jobs or runner.default_jobs()) > 1 and len(found.files) > 1
     triggers = prefilter.Triggers(models) if early else None
     named: list[bool] = []
@@ -123,7 +123,7 @@ def check_paths(
                 named.append(triggers.named(text))
                 if named[-1] and host is None:
                     naming_lines += text.count("\n") + 1
-                    if naming_lines >= runner.PARALLEL_MIN_LINES:
+                    if naming_lines >= runner.HOST_MIN_LINES:
                         host = runner.EngineHost.start(jobs or runner.default_jobs())
         progress.start(len(found.files))
         files = [shown_as.get(f) or display_path(f) for f in found.files]

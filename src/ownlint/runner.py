@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 
 # below this many lines to analyse, worker processes cost more than they save
 PARALLEL_MIN_LINES = 20_000
+# files naming modelled calls, read so far, that make a run without a cache start
+# the engine's host (`EngineHost`): any run that analyses something needs the
+# engine, and the host loads it while the rest of the files are read
+HOST_MIN_LINES = 2_000
 # the smallest task sent to a worker (about 50 ms of work): below it, the round trip costs more than the balance gains
 MIN_BATCH_LINES = 400
 

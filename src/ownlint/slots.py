@@ -16,6 +16,7 @@ returns None for a class it does not handle; `@fast_init` installs it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import operator
 import types
 from collections.abc import Callable
@@ -48,9 +49,9 @@ def slotted_init(
     if not dataclasses.is_dataclass(cls) or "__init__" not in cls.__dict__:
         return None
     names: dict[str, object] = {"_FACTORY": _FACTORY, "_switch": switch, "_own": cls.__dict__["__init__"]}
+    kinds: list[str] = []
     params: list[str] = []
-    values: list[str] = []
-    body: list[str] = []
+    defaults: list[object] = []
     for i, field in enumerate(dataclasses.fields(cls)):
         if not field.init or getattr(field, "kw_only", False) is True:
             return None
@@ -58,27 +59,42 @@ def slotted_init(
         if setter is None:
             return None
         names[f"_set{i}"] = setter
-        value = field.name
+        params.append(field.name)
         if field.default is not dataclasses.MISSING:
-            names[f"_default{i}"] = field.default
-            params.append(f"{field.name}=_default{i}")
+            kinds.append("default")
+            defaults.append(field.default)
         elif field.default_factory is not dataclasses.MISSING:
+            kinds.append("factory")
             names[f"_factory{i}"] = field.default_factory
-            params.append(f"{field.name}=_FACTORY")
-            value = f"_factory{i}() if {field.name} is _FACTORY else {field.name}"
+            defaults.append(_FACTORY)
         else:
-            params.append(field.name)
-        values.append(value)
-        body.append(f"    _set{i}(self, {value})\n")
-    if switch is not None:
+            kinds.append("plain")
+    code = _template(tuple(kinds), switch is not None, post_init and hasattr(cls, "__post_init__"))
+    init = types.FunctionType(code.replace(co_varnames=("self", *params)), names, "__init__", tuple(defaults))
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+@functools.lru_cache(maxsize=None)
+def _template(kinds: tuple[str, ...], switched: bool, post_init: bool) -> types.CodeType:
+    """The code of an `__init__` for fields of these kinds, its parameters
+    named `_p0`, `_p1`, ... (`slotted_init` renames them to the fields'):
+    libcst's node classes share a few dozen shapes, and compiling each
+    class's own would cost most of the engine's import."""
+    params: list[str] = []
+    values: list[str] = []
+    for i, kind in enumerate(kinds):
+        params.append(f"_p{i}" if kind == "plain" else f"_p{i}=None")  # the defaults are the function's
+        values.append(f"_factory{i}() if _p{i} is _FACTORY else _p{i}" if kind == "factory" else f"_p{i}")
+    body = [f"    _set{i}(self, {value})\n" for i, value in enumerate(values)]
+    if switched:
         body.insert(0, f"    if not _switch[0]:\n        return _own(self, {', '.join(values)})\n")
-    if post_init and hasattr(cls, "__post_init__"):
+    if post_init:
         body.append("    self.__post_init__()\n")
     source = f"def __init__(self, {', '.join(params)}):\n{''.join(body) or '    pass'}\n"
     made: dict[str, Callable[..., None]] = {}
-    exec(source, names, made)  # noqa: S102 - built above from the field names of a dataclass
-    made["__init__"].__qualname__ = f"{cls.__qualname__}.__init__"
-    return made["__init__"]
+    exec(source, {}, made)  # noqa: S102 - built above from the fields' kinds
+    return made["__init__"].__code__
 
 
 def fast_init(cls: T) -> T:

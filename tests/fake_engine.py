@@ -61,7 +61,7 @@ def install(monkeypatch: pytest.MonkeyPatch) -> list[list[project.SourceFile]]:
         jobs: int | None = None,
         cache: object = None,
         host: runner.EngineHost | None = None,
-        named: object = None,
+        first: object = None,
     ) -> list[FileReport]:
         if host is not None:
             host.close()

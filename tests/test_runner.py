@@ -279,14 +279,14 @@ def test_the_collector_is_handed_back_as_it_was(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_select_takes_the_first_test_from_the_caller() -> None:
-    """`api.check_paths` runs `Triggers.named` on each file as it reads it
-    (to start the engine host early); `select` then takes those verdicts
+    """`api.check_paths` runs `Triggers.words_of` on each file as it reads it
+    (to start the engine host early); `select` then takes those results
     instead of testing again, and chooses the same components."""
-    sources = fixture_sources() + files(plain=PLAIN)
+    sources = fixture_sources() + files(plain=PLAIN, mention="zeMemFreeLater = 1\n")
     triggers = prefilter.Triggers(MODELS)
-    named = [triggers.named(f.source) for f in sources]
-    assert not all(named) and any(named)
-    assert prefilter.select(sources, MODELS, named) == prefilter.select(sources, MODELS)
+    first = [triggers.words_of(f.source) for f in sources]
+    assert first[-2] is None and first[-1] is not None and not triggers.names(sources[-1].source, first[-1])
+    assert prefilter.select(sources, MODELS, first) == prefilter.select(sources, MODELS)
 
 
 def run_script(script: str, cwd: Path) -> str:
@@ -353,3 +353,21 @@ def test_a_host_that_died_leaves_error_entries_not_a_hang(tmp_path: Path) -> Non
         "helpers.py ['worker process failed']",
         "plain.py []",
     ]
+
+
+def test_a_host_whose_parent_stops_listening_ends_quietly(tmp_path: Path) -> None:
+    """The host's failure to send is the parent's going away, not a worker's
+    failure: it stops (once its workers have), with nothing on standard error."""
+    script = (
+        "from ownlint import runner\n"
+        "from ownlint.engine.models import load_models\n"
+        "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+        "runner.PARALLEL_MIN_LINES = 0\n"
+        "host = runner.EngineHost.start(2)\n"
+        f"components = [[SourceFile(f'h{{i}}.py', {HELPER!r})] for i in range(8)]\n"
+        "host.conn.send((components, load_models(), EngineOptions()))\n"
+        "host.given = True\n"
+        "host.close()\n"
+        "print(host.process.exitcode)\n"
+    )
+    assert run_script(script, tmp_path) == "0\n"

@@ -104,11 +104,11 @@ def check_paths(
     # Without a cache, every file the prefilter selects is analysed: as soon
     # as the files read so far name enough of the models, the host of the
     # worker processes starts importing the engine (see `runner.EngineHost`),
-    # before the progress bar's thread starts. The prefilter's first test of
-    # each file is kept for `prefilter.select`.
+    # before the progress bar's thread starts. The prefilter's test of each
+    # file on its own is kept for `prefilter.select`.
     early = not use_cache and (jobs or runner.default_jobs()) > 1 and len(found.files) > 1
     triggers = prefilter.Triggers(models) if early else None
-    named: list[bool] = []
+    first: list[set[str] | None] = []
     naming_lines = 0
     host: runner.EngineHost | None = None
     try:
@@ -120,8 +120,8 @@ def check_paths(
                 continue
             sources.append(SourceFile(shown, text, module_name(file)))
             if triggers is not None:
-                named.append(triggers.named(text))
-                if named[-1] and host is None:
+                first.append(triggers.words_of(text))
+                if host is None and triggers.names(text, first[-1]):
                     naming_lines += text.count("\n") + 1
                     if naming_lines >= runner.HOST_MIN_LINES:
                         host = runner.EngineHost.start(jobs or runner.default_jobs())
@@ -129,12 +129,11 @@ def check_paths(
         files = [shown_as.get(f) or display_path(f) for f in found.files]
         result = _analyze(
             sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache,
-            host=host, named=named if triggers is not None else None,
+            host=host, first=first if triggers is not None else None,
         )
-        host = None  # ended by the runner
     finally:
         if host is not None:
-            host.close()
+            host.close()  # the runner has, unless it never got to it
     progress.advance(len(found.files))  # the engine analyses the whole project in one call
     return result
 
@@ -221,17 +220,22 @@ def _analyze(
     use_cache: bool = False,
     incremental: bool = False,
     host: runner.EngineHost | None = None,
-    named: list[bool] | None = None,
+    first: list[set[str] | None] | None = None,
 ) -> RunResult:
     options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size, incremental=incremental)
     cache = Cache(config.root, models.files, options) if use_cache else None
-    reports = _isolated_analysis(sources, models, options, jobs, cache, host, named)
+    reports = _isolated_analysis(sources, models, options, jobs, cache, host, first)
     texts = {f.path: f.source for f in sources}
     by_path: dict[str, list[Diagnostic]] = {}
+    enabled: dict[tuple[str, str], bool] = {}  # per code and file: a file has many findings of few codes
     for report in reports:
         errors.extend(report.errors)
         for diagnostic in report.diagnostics:
-            if config.is_enabled(diagnostic.code, diagnostic.path):
+            key = (diagnostic.code, diagnostic.path)
+            on = enabled.get(key)
+            if on is None:
+                on = enabled[key] = config.is_enabled(*key)
+            if on:
                 by_path.setdefault(diagnostic.path, []).append(diagnostic)
     findings: list[Diagnostic] = []
     unused: list[UnusedSuppression] = []
@@ -266,11 +270,11 @@ def _isolated_analysis(
     jobs: int | None,
     cache: Cache | None,
     host: runner.EngineHost | None = None,
-    named: list[bool] | None = None,
+    first: list[set[str] | None] | None = None,
 ) -> list[FileReport]:
     """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""
     try:
-        return runner.analyze(sources, models, options, jobs, cache, host, named)
+        return runner.analyze(sources, models, options, jobs, cache, host, first)
     except Exception as error:  # the one place where a failure is isolated from the rest of the run
         reason = " ".join(f"{type(error).__name__}: {error}".split())
         message = f"{INTERNAL_ERROR_PREFIX} {__version__}: {reason}"

@@ -49,16 +49,16 @@ def analyze(
     jobs: int | None = None,
     cache: Cache | None = None,
     host: EngineHost | None = None,
-    named: Sequence[bool] | None = None,
+    first: Sequence[set[str] | None] | None = None,
 ) -> list[FileReport]:
     """One report per file, in the order given.
 
     `host`: a process started by `EngineHost.start` while the files were
-    read, to analyse them (and ended here either way); `named`: the
-    prefilter's first test of each file, if the caller ran it (see
+    read, to analyse them (and ended here either way); `first`: the
+    prefilter's test of each file on its own, if the caller ran it (see
     `prefilter.select`)."""
     try:
-        return _analyze(files, models, options, jobs or default_jobs(), cache, host, named)
+        return _analyze(files, models, options, jobs or default_jobs(), cache, host, first)
     finally:
         if host is not None:
             host.close()
@@ -71,7 +71,7 @@ def _analyze(
     jobs: int,
     cache: Cache | None,
     host: EngineHost | None,
-    named: Sequence[bool] | None,
+    first: Sequence[set[str] | None] | None,
 ) -> list[FileReport]:
     run_key = cache.key(files, "run") if cache is not None else None
     if cache is not None and run_key is not None:
@@ -80,7 +80,7 @@ def _analyze(
             return whole
     reports = {f.path: FileReport(f.path) for f in files}
     pending: list[tuple[str | None, list[SourceFile]]] = []
-    for component in prefilter.select(files, models, named):
+    for component in prefilter.select(files, models, first):
         chosen = [files[i] for i in component]
         key = cache.key(chosen) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
@@ -291,27 +291,39 @@ class EngineHost:
         return [r if r is not None else [] for r in results]
 
     def close(self) -> None:
-        """Ends the host: at once if it was given no work (it has no
-        children yet); else it ends when its workers have (seeing this end
-        of the pipe closed, if it is still sending)."""
+        """Ends the host (again: nothing): at once if it was given no work
+        (it has no children yet); else when its workers have (seeing this
+        end of the pipe closed, if it is still sending)."""
         if not self.given:
             self.process.kill()
+            self.given = True
         self.conn.close()
         self.process.join()
 
 
+class _ParentGone(Exception):
+    """The host could not send: the process that started it is gone or stopping."""
+
+
 def _host_main(conn: "Connection", jobs: int) -> None:
+    def send(message: object) -> None:
+        try:
+            conn.send(message)
+        except OSError as error:  # not a worker's failure (which `_run` reports as such)
+            raise _ParentGone() from error
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             from ownlint.engine import project  # noqa: F401  (inherited by the workers)
         import concurrent.futures.process  # noqa: F401
-        work = conn.recv()
-        components, models, options = work
+        components, models, options = conn.recv()
         try:
-            _run(components, models, options, jobs, conn.send)
-        except Exception as error:  # as `api._isolated_analysis` would say it
-            conn.send(" ".join(f"{type(error).__name__}: {error}".split()))
-        conn.send(None)
-    except (EOFError, OSError, KeyboardInterrupt):
+            _run(components, models, options, jobs, send)
+        except _ParentGone:
+            raise
+        except Exception as error:  # said as `api._isolated_analysis` would say it
+            send(" ".join(f"{type(error).__name__}: {error}".split()))
+        send(None)
+    except (_ParentGone, EOFError, OSError, KeyboardInterrupt):
         pass  # the parent is gone or stopping: so is the host

@@ -89,16 +89,20 @@ def _any_of(names: Iterable[str]) -> re.Pattern[str]:
 
 
 class Triggers:
-    """The first test of the prefilter: whether a text contains any trigger
-    word at all, as a substring (memchr-fast). Most files that are not
-    interop code fail it; the few that pass are then looked at word by word
-    (`select`)."""
+    """The prefilter's test of one file on its own: whether it names a
+    trigger word. A substring test first (memchr-fast: most files that are
+    not interop code fail it), then, for a file that passes, its words."""
 
     def __init__(self, models: ModelSet) -> None:
         self.words = trigger_words(models)
         self._ordered = sorted(self.words)
+        self._plain = {w for w in self.words if _WORD.fullmatch(w)}
+        odd = self.words - self._plain
+        self._odd = _any_of(odd) if odd else None
 
-    def named(self, text: str) -> bool:
+    def words_of(self, text: str) -> set[str] | None:
+        """The words of `text` if it contains a trigger word as a substring;
+        None if it does not (most files: then its words are not needed)."""
         # the word that matched moves to the front: files of one tree tend to
         # name the same API, and a miss costs a pass over the whole text
         ordered = self._ordered
@@ -106,22 +110,32 @@ class Triggers:
             if w in text:
                 if k:
                     ordered.insert(0, ordered.pop(k))
-                return True
-        return False
+                return set(_WORD.findall(text))
+        return None
+
+    def names(self, text: str, words: set[str] | None) -> bool:
+        """Whether `text`, whose `words_of` are `words`, names a trigger word."""
+        if words is None:
+            return False
+        return not self._plain.isdisjoint(words) or (self._odd is not None and self._odd.search(text) is not None)
 
 
-def select(files: list[SourceFile], models: ModelSet, named: Sequence[bool] | None = None) -> list[list[int]]:
+def select(
+    files: list[SourceFile], models: ModelSet, first: Sequence[set[str] | None] | None = None
+) -> list[list[int]]:
     """The components to analyse: lists of indices into `files`, each sorted,
     the list in a deterministic order. Files in none need no analysis.
 
-    `named`, when given, is `Triggers.named` of each file's text, already
+    `first`, when given, is `Triggers.words_of` of each file's text, already
     found (by a caller that read the files one by one)."""
     test = Triggers(models)
-    triggers = test.words
-    if not triggers:
+    if not test.words:
         return []
-    # a substring test first (memchr-fast), then the file's words (computed once)
     word_cache: dict[int, set[str]] = {}
+    for i, f in enumerate(files):
+        words = first[i] if first is not None else test.words_of(f.source)
+        if words is not None:
+            word_cache[i] = words
 
     def words_of(i: int) -> set[str]:
         found = word_cache.get(i)
@@ -129,14 +143,7 @@ def select(files: list[SourceFile], models: ModelSet, named: Sequence[bool] | No
             found = word_cache[i] = set(_WORD.findall(files[i].source))
         return found
 
-    plain = {w for w in triggers if _WORD.fullmatch(w)}
-    odd = _any_of(triggers - plain) if triggers - plain else None
-    selected = {
-        i
-        for i, f in enumerate(files)
-        if (named[i] if named is not None else test.named(f.source))
-        and (not plain.isdisjoint(words_of(i)) or (odd is not None and odd.search(f.source) is not None))
-    }
+    selected = {i for i, words in word_cache.items() if test.names(files[i].source, words)}
     found = {i: definitions(files[i].source) for i in selected}
     defines = {i: found[i][0] for i in selected}
     # a file that names a function defined in a selected file is selected too

@@ -14,7 +14,7 @@ from ownlint.engine.typestate import literal
 QUOTES = st.sampled_from(["'", '"', "'''", '"""', "b'", "r'", "f'", "rb'", "u'"])
 
 
-@given(st.text(alphabet=st.sampled_from(list("ab_ .:-'\"\\né\t{}0")), max_size=12), QUOTES)
+@given(st.text(alphabet=st.sampled_from(list("ab_ .:-'\"\\né\t{}0\r")), max_size=12), QUOTES)
 def test_a_string_literal_has_the_value_python_reads(body: str, opening: str) -> None:
     quote = opening.lstrip("bruf")
     source = opening + body + quote
@@ -31,5 +31,10 @@ def test_a_string_literal_has_the_value_python_reads(body: str, opening: str) ->
 
 
 def test_common_spellings() -> None:
-    for source, value in [("'level_zero'", "level_zero"), ('"a.b"', "a.b"), ("''", ""), ('"it\'s"', "it's"), (r"'a\nb'", "a\nb")]:
+    for source, value in [
+        ("'level_zero'", "level_zero"), ('"a.b"', "a.b"), ("''", ""), ('"it\'s"', "it's"), (r"'a\nb'", "a\nb"),
+        ('"""doc\n  "quoted" \'s\n"""', 'doc\n  "quoted" \'s\n'),
+        ("'''a\\tb'''", "a\tb"),  # an escape in a triple-quoted string
+        ('"""a\r\nb"""', "a\nb"),  # a CR LF line end in one reads as LF
+    ]:
         assert literal(cst.parse_expression(source)) == ("const", value)

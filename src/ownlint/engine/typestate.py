@@ -160,7 +160,11 @@ def literal(node: cst.BaseExpression) -> Val:
             pass  # "010" and the like: literal_eval says what Python says
     elif kind is cst.SimpleString:
         text = node.value  # type: ignore[attr-defined]
-        if len(text) >= 2 and text[0] == text[-1] in "'\"":
+        if len(text) >= 6 and text[:3] in ('"""', "'''"):  # no prefix (libcst checked the closing quotes)
+            inner = text[3:-3]  # a docstring, say: its text, unless an escape or a CR needs Python's reading
+            if "\\" not in inner and "\r" not in inner:
+                return ("const", inner)
+        elif len(text) >= 2 and text[0] == text[-1] in "'\"":
             inner = text[1:-1]  # no prefix, and one quote each side: a plain string
             if text[0] not in inner and "\\" not in inner:
                 return ("const", inner)  # nothing to unescape, the common case: no parse needed

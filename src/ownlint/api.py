@@ -22,7 +22,7 @@ import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ownlint import __version__
 from ownlint.config import Config
@@ -30,10 +30,12 @@ from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
 from ownlint import runner
 from ownlint.engine import prefilter
-from ownlint.cache import Cache
 from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
+
+if TYPE_CHECKING:
+    from ownlint.cache import Cache
 
 INTERNAL_ERROR_PREFIX = "internal error in ownlint"
 _BOM = "\ufeff"
@@ -223,7 +225,11 @@ def _analyze(
     first: list[set[str] | None] | None = None,
 ) -> RunResult:
     options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size, incremental=incremental)
-    cache = Cache(config.root, models.files, options) if use_cache else None
+    cache = None
+    if use_cache:
+        from ownlint.cache import Cache  # tempfile and the like: not for a run without a cache
+
+        cache = Cache(config.root, models.files, options)
     reports = _isolated_analysis(sources, models, options, jobs, cache, host, first)
     texts = {f.path: f.source for f in sources}
     by_path: dict[str, list[Diagnostic]] = {}

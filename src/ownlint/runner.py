@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ownlint import __version__
-from ownlint.cache import Cache
 from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet
@@ -22,6 +21,8 @@ from ownlint.engine.sources import EngineOptions, SourceFile
 
 if TYPE_CHECKING:
     import multiprocessing.context
+
+    from ownlint.cache import Cache
     import multiprocessing.process
     from multiprocessing.connection import Connection
 

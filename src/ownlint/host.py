@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,30 @@ if TYPE_CHECKING:
     from ownlint.diagnostics import FileReport
     from ownlint.engine.models import ModelSet
     from ownlint.engine.sources import EngineOptions, SourceFile
+
+
+# files naming modelled calls, read so far, that make `api.check_paths` start a
+# host when it was given none: any run that analyses something needs the
+# engine, and the host loads it while the rest of the files are read
+HOST_MIN_LINES = 2_000
+
+
+def can_fork() -> bool:
+    """Whether worker processes may be forked from this one: on Linux, with no
+    other thread running (a thread's locks would be copied mid-use)."""
+    import sys
+    import threading
+
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
+def load_engine() -> ModuleType:
+    """`ownlint.engine.project`, imported (libcst with it) without libcst's
+    import-time DeprecationWarnings, which are not the user's concern."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from ownlint.engine import project
+    return project
 
 
 def default_jobs() -> int:
@@ -53,7 +78,7 @@ class EngineHost:
     smaller heap then, which is the likely reason, not a proven one).
 
     Only where workers would be forked anyway (Linux, no other thread
-    running: see `runner._context`)."""
+    running: `can_fork`)."""
 
     def __init__(self, process: "multiprocessing.process.BaseProcess", conn: "Connection") -> None:
         self.process = process
@@ -65,11 +90,9 @@ class EngineHost:
         """A host for `jobs` workers (default: every core), or None where
         workers are not forked."""
         import multiprocessing
-        import sys
-        import threading
 
         jobs = jobs or default_jobs()
-        if jobs <= 1 or not sys.platform.startswith("linux") or threading.active_count() != 1:
+        if jobs <= 1 or not can_fork():
             return None
         context = multiprocessing.get_context("fork")
         here, there = context.Pipe()
@@ -127,9 +150,7 @@ def _host_main(conn: "Connection", jobs: int) -> None:
             raise _ParentGone() from error
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            from ownlint.engine import project  # noqa: F401  (inherited by the workers)
+        load_engine()  # inherited by the workers
         import concurrent.futures.process  # noqa: F401
         from ownlint.runner import _run
 

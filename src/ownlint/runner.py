@@ -8,7 +8,6 @@ are all cached never does.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -17,7 +16,7 @@ from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import EngineOptions, SourceFile
-from ownlint.host import EngineHost, default_jobs
+from ownlint.host import EngineHost, can_fork, default_jobs, load_engine
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -26,10 +25,6 @@ if TYPE_CHECKING:
 
 # below this many lines to analyse, worker processes cost more than they save
 PARALLEL_MIN_LINES = 20_000
-# files naming modelled calls, read so far, that make a run without a cache start
-# the engine's host (`EngineHost`): any run that analyses something needs the
-# engine, and the host loads it while the rest of the files are read
-HOST_MIN_LINES = 2_000
 # the smallest task sent to a worker (about 50 ms of work): below it, the round trip costs more than the balance gains
 MIN_BATCH_LINES = 400
 
@@ -95,10 +90,7 @@ def _analyze(
 
 
 def _analyze_component(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
-    with warnings.catch_warnings():  # libcst's import-time DeprecationWarnings are not the user's concern
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from ownlint.engine import project  # libcst is imported only when something is analysed
-
+    project = load_engine()  # libcst is imported only when something is analysed
     return project.analyze_project(files, models, options)
 
 
@@ -154,13 +146,9 @@ def _context() -> "multiprocessing.context.BaseContext":
     libcst alone costs each fresh process about 0.2 s. Elsewhere, or with a
     thread about (the language server, a progress bar), each is spawned anew."""
     import multiprocessing
-    import sys
-    import threading
 
-    if sys.platform.startswith("linux") and threading.active_count() == 1:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            from ownlint.engine import project  # noqa: F401  (inherited by the workers)
+    if can_fork():
+        load_engine()  # inherited by the workers
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
 

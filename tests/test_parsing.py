@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -16,6 +19,11 @@ HERE = Path(__file__).resolve().parent
 FIXTURES = sorted((HERE / "fixtures").rglob("*.py"))
 SOURCES = sorted((HERE.parent / "src" / "ownlint").rglob("*.py"))
 HOOK = cst.CSTNode.__dict__["__post_init__"]
+# set by `test_the_same_with_unfrozen_nodes`, which runs this module's other
+# tests again in a process of their own, as a worker runs the engine
+UNFROZEN = os.environ.get("OWNLINT_TEST_UNFROZEN") == "1"
+if UNFROZEN:
+    parsing.unfreeze_nodes()
 
 
 def switched_off() -> bool:
@@ -66,6 +74,71 @@ def test_the_node_classes_have_a_switched_init() -> None:
     assert common <= set(parsing.LIBCST_INITS)
     for cls in parsing.LIBCST_INITS:
         assert "_switch" in cls.__init__.__code__.co_names  # type: ignore[misc]
+        assert (cls.__setattr__ is object.__setattr__) is UNFROZEN
+
+
+@pytest.mark.skipif(UNFROZEN, reason="this is the test that runs the others unfrozen")
+def test_the_same_with_unfrozen_nodes() -> None:
+    """Every other test of this module passes in a process whose node classes
+    are unfrozen (`unfreeze_nodes`), as the workers' are."""
+    env = {**os.environ, "OWNLINT_TEST_UNFROZEN": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(Path(__file__))],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert " passed" in run.stdout and " failed" not in run.stdout
+
+
+def test_unfreezing_twice_changes_nothing() -> None:
+    before = {cls: cls.__init__ for cls in parsing.LIBCST_INITS}  # type: ignore[misc]
+    if UNFROZEN:
+        parsing.unfreeze_nodes()
+        assert before == {cls: cls.__init__ for cls in parsing.LIBCST_INITS}  # type: ignore[misc]
+
+
+def test_the_native_parse_needs_libcst_loaded_and_says_so_with_a_key_error() -> None:
+    """The premise of the fallback in `parse_module`: with the cheap
+    `__import__`, a module missing from `sys.modules` is a KeyError."""
+    entry = parsing._NATIVE[0]
+    assert entry is not None
+    loaded = sys.modules.pop("libcst")
+    try:
+        with pytest.raises(KeyError):
+            entry("x = 1\n")
+    finally:
+        sys.modules["libcst"] = loaded
+
+
+def test_a_key_error_from_the_native_parse_falls_back_for_good() -> None:
+    calls = []
+
+    def failing(source: str) -> cst.Module:
+        calls.append(source)
+        raise KeyError("libcst.somewhere")
+
+    entry = parsing._NATIVE[0]
+    parsing._NATIVE[0] = failing
+    try:
+        for _ in range(2):
+            module = parsing.parse_module("x = f(1)\n")
+            assert module.deep_equals(cst.parse_module("x = f(1)\n"))
+        assert calls == ["x = f(1)\n"] and parsing._NATIVE[0] is None
+        assert switched_off()
+    finally:
+        parsing._NATIVE[0] = entry
+
+
+def test_a_syntax_error_is_the_same_as_libcst_s() -> None:
+    for source in ["def f(:\n", "x = (\n", "\tif x:\n  pass\n"]:
+        with pytest.raises(cst.ParserSyntaxError) as theirs:
+            cst.parse_module(source)
+        with pytest.raises(cst.ParserSyntaxError) as mine:
+            parsing.parse_module(source)
+        assert str(mine.value) == str(theirs.value)
+    assert switched_off()
 
 
 def first_of_each_class() -> dict[type, cst.CSTNode]:

@@ -242,6 +242,27 @@ def test_workers_fork_only_without_other_threads() -> None:
         other.join()
 
 
+def test_workers_and_the_host_unfreeze_libcst_nodes_their_caller_does_not(tmp_path: Path) -> None:
+    """Only processes that run nothing but the engine make libcst's node
+    classes unfrozen (`parsing.unfreeze_nodes`): a worker as it starts, the
+    host as it loads the engine; a process that calls the engine keeps them."""
+    script = (
+        "import libcst\n"
+        "from ownlint import api, host, runner\n"
+        "from ownlint.config import default_config\n"
+        "def unfrozen():\n"
+        "    return libcst.Name.__setattr__ is object.__setattr__\n"
+        "runner.PARALLEL_MIN_LINES = 50\n"
+        f"api.check_paths([{str(FIXTURES)!r}], default_config(), jobs=2)\n"
+        "print(unfrozen())\n"
+        "runner._start_worker(None, None)\n"
+        "print(unfrozen())\n"
+    )
+    assert run_script(script, tmp_path).split() == ["False", "True"]
+    script = "import libcst\nfrom ownlint import host\nhost.load_engine_alone()\nprint(libcst.Name.__setattr__ is object.__setattr__)\n"
+    assert run_script(script, tmp_path).split() == ["True"]
+
+
 def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:
     """rich draws the terminal outputs and the progress bar; JSON to a pipe needs neither."""
     write_helper_and_caller(tmp_path)

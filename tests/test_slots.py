@@ -50,6 +50,28 @@ def test_same_fields_defaults_factories_and_post_init(args: tuple, kwargs: dict)
         mine.a = 2  # type: ignore[misc]
 
 
+@pytest.mark.parametrize("args, kwargs", [((1,), {}), ((1, "y", [4], (5,)), {}), ((), {"a": 1, "c": [2]})])
+def test_assigning_stores_the_same_fields(args: tuple, kwargs: dict) -> None:
+    """With `assign`, for a class whose `__setattr__` is object's: the same
+    stores, made with plain assignments (the fields' names, not the
+    template's placeholders)."""
+    plain = make(False)
+    unfrozen = make(False)
+    unfrozen.__setattr__ = object.__setattr__  # type: ignore[assignment]
+    init = slotted_init(unfrozen, assign=True)
+    assert init is not None and {"a", "b", "c", "d"} <= set(init.__code__.co_names)
+    unfrozen.__init__ = init  # type: ignore[misc]
+    mine, theirs = unfrozen(*args, **kwargs), plain(*args, **kwargs)
+    assert [getattr(mine, f.name) for f in dataclasses.fields(plain)] == [
+        getattr(theirs, f.name) for f in dataclasses.fields(plain)
+    ]
+    assert unfrozen.made == plain.made == [theirs.b]  # type: ignore[attr-defined]
+    frozen = make(False)
+    frozen.__init__ = slotted_init(frozen, assign=True)  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):  # hence only for unfrozen classes
+        frozen(1)
+
+
 def test_a_fresh_value_from_each_default_factory() -> None:
     fast = make(True)
     assert fast(1).c is not fast(1).c

@@ -45,6 +45,16 @@ def load_engine() -> ModuleType:
     return project
 
 
+def load_engine_alone() -> None:
+    """`load_engine`, in a process that runs nothing but the engine (the host,
+    a worker): libcst's node classes lose their frozen `__setattr__`, which
+    makes parsing cheaper (`ownlint.engine.parsing.unfreeze_nodes`)."""
+    load_engine()
+    from ownlint.engine.parsing import unfreeze_nodes
+
+    unfreeze_nodes()
+
+
 def default_jobs() -> int:
     """The cores this process may run on."""
     try:
@@ -150,7 +160,7 @@ def _host_main(conn: "Connection", jobs: int) -> None:
             raise _ParentGone() from error
 
     try:
-        load_engine()  # inherited by the workers
+        load_engine_alone()  # inherited by the workers
         import concurrent.futures.process  # noqa: F401
         from ownlint.runner import _run
 

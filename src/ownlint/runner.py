@@ -16,7 +16,7 @@ from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import EngineOptions, SourceFile
-from ownlint.host import EngineHost, can_fork, default_jobs, load_engine
+from ownlint.host import EngineHost, can_fork, default_jobs, load_engine, load_engine_alone
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -99,6 +99,7 @@ _WORKER: tuple[ModelSet, EngineOptions] | None = None  # a worker process's mode
 
 def _start_worker(models: ModelSet, options: EngineOptions) -> None:
     global _WORKER
+    load_engine_alone()  # a worker runs nothing else
     _WORKER = (models, options)
 
 

@@ -36,7 +36,7 @@ def _slot(cls: type, name: str) -> Callable[[object, object], None] | None:
 
 
 def slotted_init(
-    cls: type, post_init: bool = True, switch: list[bool] | None = None
+    cls: type, post_init: bool = True, switch: list[bool] | None = None, assign: bool = False
 ) -> Callable[..., None] | None:
     """An `__init__` for the dataclass `cls` that stores each field through its
     slot (then calls `__post_init__`, if `post_init` and the class has one);
@@ -45,7 +45,12 @@ def slotted_init(
 
     With a `switch`, it does so only while `switch[0]` is true; otherwise it
     calls the class's own `__init__` (the one it replaces) with the same
-    arguments."""
+    arguments.
+
+    With `assign`, it stores each field with a plain assignment
+    (`self.name = value`) instead, for a class whose `__setattr__` is
+    `object.__setattr__` (not a frozen dataclass's): CPython then stores
+    straight into the slot, at a fraction of the cost of a descriptor call."""
     if not dataclasses.is_dataclass(cls) or "__init__" not in cls.__dict__:
         return None
     names: dict[str, object] = {"_FACTORY": _FACTORY, "_switch": switch, "_own": cls.__dict__["__init__"]}
@@ -69,24 +74,30 @@ def slotted_init(
             defaults.append(_FACTORY)
         else:
             kinds.append("plain")
-    code = _template(tuple(kinds), switch is not None, post_init and hasattr(cls, "__post_init__"))
-    init = types.FunctionType(code.replace(co_varnames=("self", *params)), names, "__init__", tuple(defaults))
+    code = _template(tuple(kinds), switch is not None, post_init and hasattr(cls, "__post_init__"), assign)
+    fields = {f"_a{i}": name for i, name in enumerate(params)}
+    code = code.replace(co_varnames=("self", *params), co_names=tuple(fields.get(n, n) for n in code.co_names))
+    init = types.FunctionType(code, names, "__init__", tuple(defaults))
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
 
 
 @functools.lru_cache(maxsize=None)
-def _template(kinds: tuple[str, ...], switched: bool, post_init: bool) -> types.CodeType:
+def _template(kinds: tuple[str, ...], switched: bool, post_init: bool, assign: bool) -> types.CodeType:
     """The code of an `__init__` for fields of these kinds, its parameters
-    named `_p0`, `_p1`, ... (`slotted_init` renames them to the fields'):
-    libcst's 172 node classes share 66 shapes, and compiling one per class
-    took 16 ms of the engine's import (10 ms so)."""
+    named `_p0`, `_p1`, ... and, with `assign`, the attributes it sets `_a0`,
+    `_a1`, ... (`slotted_init` renames both to the fields'): libcst's 172 node
+    classes share 66 shapes, and compiling one per class took 16 ms of the
+    engine's import (10 ms so)."""
     params: list[str] = []
     values: list[str] = []
     for i, kind in enumerate(kinds):
         params.append(f"_p{i}" if kind == "plain" else f"_p{i}=None")  # the defaults are the function's
         values.append(f"_factory{i}() if _p{i} is _FACTORY else _p{i}" if kind == "factory" else f"_p{i}")
-    body = [f"    _set{i}(self, {value})\n" for i, value in enumerate(values)]
+    if assign:
+        body = [f"    self._a{i} = {value}\n" for i, value in enumerate(values)]
+    else:
+        body = [f"    _set{i}(self, {value})\n" for i, value in enumerate(values)]
     if switched:
         body.insert(0, f"    if not _switch[0]:\n        return _own(self, {', '.join(values)})\n")
     if post_init:

@@ -379,6 +379,38 @@ def test_a_host_that_died_leaves_error_entries_not_a_hang(tmp_path: Path) -> Non
     ]
 
 
+@pytest.mark.parametrize("through_host", [False, True])
+def test_a_worker_that_dies_leaves_error_entries_for_what_it_had(tmp_path: Path, through_host: bool) -> None:
+    """A worker killed mid-task (here: it exits while analysing one file):
+    that file, and any other not yet reported, gets an error entry; the rest
+    keep their findings; nothing hangs, with or without the engine host."""
+    script = (
+        "import os\n"
+        "from ownlint import runner\n"
+        "from ownlint.engine.models import load_models\n"
+        "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+        "from ownlint.host import EngineHost\n"
+        "runner.PARALLEL_MIN_LINES = 0\n"
+        "real = runner._analyze_component\n"
+        "def dying(component, models, options):\n"
+        "    if component[0].path == 'dies.py':\n"
+        "        os._exit(3)\n"
+        "    return real(component, models, options)\n"
+        "runner._analyze_component = dying\n"
+        f"host = EngineHost.start(2) if {through_host} else None\n"
+        f"files = [SourceFile('dies.py', {HELPER!r}), SourceFile('helpers.py', {HELPER!r})]\n"
+        "reports = runner.analyze(files, load_models(), EngineOptions(), 2, None, host)\n"
+        "if host is not None:\n"
+        "    host.close()\n"
+        "for r in reports:\n"
+        "    print(r.path, [d.code for d in r.diagnostics], [e.message.split(': ')[1] for e in r.errors])\n"
+    )
+    lines = run_script(script, tmp_path).splitlines()
+    assert lines[0] == "dies.py [] ['worker process failed']"
+    assert lines[1] in ("helpers.py [] []", "helpers.py [] ['worker process failed']")
+    assert len(lines) == 2
+
+
 def test_a_host_whose_parent_stops_listening_ends_quietly(tmp_path: Path) -> None:
     """The host's failure to send is the parent's going away, not a worker's
     failure: it stops (once its workers have), with nothing on standard error."""

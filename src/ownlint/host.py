@@ -8,6 +8,7 @@ imports it before it has read its configuration.
 from __future__ import annotations
 
 import os
+import pickle
 import warnings
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -131,7 +132,8 @@ class EngineHost:
                 if isinstance(finished, str):  # the host failed: why
                     _failed(results, components, finished)
                     break
-                for i, result in finished:
+                indices, blob = finished
+                for i, result in zip(indices, pickle.loads(blob)):
                     results[i] = result
         except (EOFError, OSError) as error:
             _failed(results, components, error)
@@ -166,7 +168,7 @@ def _host_main(conn: "Connection", jobs: int) -> None:
 
         components, models, options = conn.recv()
         try:
-            _run(components, models, options, jobs, send)
+            _run(components, models, options, jobs, lambda indices, blob: send((indices, blob)))
         except _ParentGone:
             raise
         except Exception as error:  # said as `api._isolated_analysis` would say it

@@ -8,6 +8,7 @@ are all cached never does.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -103,10 +104,12 @@ def _start_worker(models: ModelSet, options: EngineOptions) -> None:
     _WORKER = (models, options)
 
 
-def _analyze_batch(batch: list[list[SourceFile]]) -> list[list[FileReport]]:
+def _analyze_batch(batch: list[list[SourceFile]]) -> bytes:
+    """The reports of each component of `batch`, pickled here: the pool sends
+    bytes as they are, and the engine host passes them on unopened."""
     assert _WORKER is not None
     models, options = _WORKER
-    return [_analyze_component(c, models, options) for c in batch]
+    return pickle.dumps([_analyze_component(c, models, options) for c in batch], pickle.HIGHEST_PROTOCOL)
 
 
 def _batches(components: list[list[SourceFile]], jobs: int) -> list[list[int]]:
@@ -159,16 +162,19 @@ def _run(
     models: ModelSet,
     options: EngineOptions,
     jobs: int,
-    sink: Callable[[list[tuple[int, list[FileReport]]]], None] | None = None,
+    sink: Callable[[list[int], bytes], None] | None = None,
 ) -> list[list[FileReport]]:
-    """The reports of each component, in order; `sink`, if given, is handed
-    each finished task's (component index, reports) as they come."""
+    """The reports of each component, in order. With a `sink`, each finished
+    task is handed to it instead, as it comes: the indices of its components
+    and their reports, pickled (which the engine host sends on as they are);
+    nothing is returned then."""
     total = sum(prefilter.lines(c) for c in components)
     if jobs <= 1 or len(components) <= 1 or total < PARALLEL_MIN_LINES:
         done = [_analyze_component(c, models, options) for c in components]
-        if sink is not None:
-            sink(list(enumerate(done)))
-        return done
+        if sink is None:
+            return done
+        sink(list(range(len(components))), pickle.dumps(done, pickle.HIGHEST_PROTOCOL))
+        return []
     from concurrent.futures import ProcessPoolExecutor  # none of this is needed by a cached or small run
     from concurrent.futures.process import BrokenProcessPool
 
@@ -180,15 +186,20 @@ def _run(
         ) as pool:
             futures = [(batch, pool.submit(_analyze_batch, [components[i] for i in batch])) for batch in _batches(components, jobs)]
             for batch, future in futures:
-                finished = list(zip(batch, future.result()))
-                for i, result in finished:
-                    results[i] = result
+                blob = future.result()
                 if sink is not None:
-                    sink(finished)
+                    sink(batch, blob)
+                    for i in batch:
+                        results[i] = []  # handed on
+                else:
+                    for i, result in zip(batch, pickle.loads(blob)):
+                        results[i] = result
     except (BrokenProcessPool, OSError) as error:
         failed = _failed(results, components, error)
         if sink is not None:
-            sink(failed)
+            sink([i for i, _ in failed], pickle.dumps([r for _, r in failed], pickle.HIGHEST_PROTOCOL))
+    if sink is not None:
+        return []
     return [r if r is not None else [] for r in results]
 
 

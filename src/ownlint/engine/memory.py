@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine import linear
+from ownlint.engine import domain, linear
 from ownlint.engine.cfg import source_of
 from ownlint.engine.models import MapCall
 from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState, Step, Val
@@ -75,8 +75,16 @@ def as_lin(v: Val) -> linear.Lin | None:
 
 
 def lin_value(form: linear.Lin) -> Val:
+    """An integer as a value: a constant, a form, or None past the bounds (domain.py)."""
     c = linear.constant_value(form)
-    return ("const", c) if c is not None else ("lin", form)
+    if c is not None:
+        return domain.constant(c)
+    return ("lin", form) if domain.form_fits(form) else None
+
+
+def addr_value(buffer: Val, form: linear.Lin | None) -> Val:
+    """An address in `buffer` at offset `form` (None: unknown, or past the bounds)."""
+    return ("addr", buffer, form if form is not None and domain.form_fits(form) else None)
 
 
 class MemoryEval:
@@ -109,7 +117,7 @@ class MemoryEval:
             delta = as_lin(right)
             if delta is None or left[2] is None:
                 return ("addr", left[1], None)
-            return ("addr", left[1], linear.add(left[2], delta, 1 if type(op) is cst.Add else -1))
+            return addr_value(left[1], linear.add(left[2], delta, 1 if type(op) is cst.Add else -1))
         a, b = as_lin(left), as_lin(right)
         if a is None and b is None:
             return None
@@ -232,7 +240,12 @@ class MemoryEval:
             return False
         fields = dict(current[2])
         fields[target.attr.value] = value
-        self.st.env[name] = ("struct", current[1], tuple(sorted(fields.items(), key=lambda kv: kv[0])))
+        struct = ("struct", current[1], tuple(sorted(fields.items(), key=lambda kv: kv[0])))
+        if not domain.fits(struct):
+            self.escape(struct)
+            self.bind(name, None)
+            return True
+        self.st.env[name] = struct
         return True
 
     # -- the descriptor chain (OWN305) -------------------------------------------------

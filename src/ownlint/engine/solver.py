@@ -10,11 +10,14 @@ budget below cut the solver short) the latest call of `transfer` for each
 block is from its final entry state: a caller may collect what it reports
 during the solve, keeping each block's latest, instead of a second pass.
 
-Termination: the caller's lattice must have finite height, or its `join`
-must widen. As a guard against a lattice that does not (a bug, or a state
-budget that is too generous), a block visited more than `max_visits` times
-is no longer re-queued, and `Solution.budget_hit` says so: the result is then
-an under-approximation that the caller must report, not hide.
+Termination: the caller's lattice must have finite height, or it must
+give a `widen`: at a loop head (the target of an edge that goes back in
+reverse postorder) visited `widen_after` times already, the new entry state
+is `widen(old, join(old, carried))` instead of the join. As a guard against
+a lattice that still does not converge (a bug, or a state budget that is
+too generous), a block visited more than `max_visits` times is no longer
+re-queued, and `Solution.budget_hit` says so: the result is then an
+under-approximation that the caller must report, not hide.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ def solve(
     join: Callable[[S, S], S],
     edge: Callable[[Edge, S], S | None] = lambda e, s: s,
     max_visits: int = 200,
+    widen: Callable[[S, S], S] | None = None,
+    widen_after: int = 3,
 ) -> Solution[S]:
     """The fixed point of `transfer` over `cfg` from `initial` at the entry.
 
@@ -49,6 +54,7 @@ def solve(
     None when the edge cannot be taken from it.
     """
     order = {bid: i for i, bid in enumerate(cfg.reverse_postorder())}
+    heads = {e.dst for b in cfg.blocks if b.id in order for e in b.succs if order.get(e.dst, len(order)) <= order[b.id]}
     ins: dict[int, S] = {cfg.entry: initial}
     visits: dict[int, int] = {}
     budget_hit = False
@@ -69,6 +75,10 @@ def solve(
             new = carried if old is None else join(old, carried)
             if old is not None and new == old:
                 continue
+            if widen is not None and old is not None and e.dst in heads and visits.get(e.dst, 0) >= widen_after:
+                new = widen(old, new)
+                if new == old:
+                    continue
             ins[e.dst] = new
             if e.dst in queued:
                 continue

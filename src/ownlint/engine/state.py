@@ -189,16 +189,43 @@ class StateSet:
         out._bound()
         return out
 
+    def widen(self, newer: "StateSet") -> "StateSet":
+        """`self` widened by `newer` (which holds `self`'s paths and more), at a
+        loop head the solver has visited often enough (domain.py): each new
+        path state merges with the states already there that have the same
+        typestates, forgetting the names whose values differ (a counter, an
+        accumulator, the latest of several objects), so the loop converges
+        in a round or two. Paths with typestates of their own stay apart (the
+        typestates are finite; MAX_PATHS bounds them)."""
+        fresh = [s for k, s in newer.states.items() if k not in self.states]
+        if not fresh:
+            return newer
+        by_heap: dict[frozenset, list[PathState]] = {}
+        for s in newer.states.values():
+            by_heap.setdefault(s.key()[1], []).append(s)
+        out = StateSet(widened=newer.widened)
+        for group in by_heap.values():
+            out._add(_merge_all(group) if len(group) > 1 else group[0])
+        out._bound()
+        return out
+
     def _bound(self) -> None:
         if len(self.states) <= MAX_PATHS:
             return
-        self.widened = True
-        # first forget names that differ between states with the same heap
+        # first forget names that differ between states with the same heap:
+        # the ordinary join of values (two different values are unknown), which
+        # counts as widening only where a forgotten name held a tracked object
         by_heap: dict[frozenset, list[PathState]] = {}
         for s in self.states.values():
             by_heap.setdefault(s.key()[1], []).append(s)
-        merged = [_merge_all(group) for group in by_heap.values()]
+        merged = []
+        for group in by_heap.values():
+            one = _merge_all(group)
+            if len(group) > 1 and _forgot_tracked(group, one):
+                self.widened = True
+            merged.append(one)
         if len(merged) > MAX_PATHS:
+            self.widened = True  # typestates merged: a handle's story lost
             merged = [_merge_all(merged)]
         self.states = {}
         for s in merged:
@@ -206,12 +233,46 @@ class StateSet:
 
 
 def _merge_all(group: list[PathState]) -> PathState:
-    """One state that keeps only what every state in `group` agrees on."""
+    """One state that keeps only what every state in `group` agrees on. An
+    owner that only a forgotten name held is marked escaped: the name may
+    still hold it, so it must not die when another name lets go of it."""
     first = group[0]
     env = {k: v for k, v in first.env.items() if all(g.env.get(k, _MISSING) == v for g in group[1:])}
     heap = {k: v for k, v in first.heap.items() if all(g.heap.get(k) == v for g in group[1:])}
     conds = {k: v for k, v in first.conds.items() if all(g.conds.get(k) == v for g in group[1:])}
+    kept = {o for v in env.values() for o in objects_in(v)}
+    for g in group:
+        for k, v in g.env.items():
+            if k in env:
+                continue
+            for o in objects_in(v):
+                hs = heap.get(o)
+                if o not in kept and hs is not None and hs.kind == OWNER and not hs.escaped:
+                    heap[o] = hs.but(escaped=True)
     return PathState(env, heap, conds)
+
+
+def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:
+    """Whether merging `group` (states with one heap) forgot a name that held an
+    object with a typestate."""
+    heap = group[0].heap
+    return any(
+        k not in merged.env and any(o in heap for o in objects_in(v)) for g in group for k, v in g.env.items()
+    )
+
+
+def objects_in(v: Val) -> list[int]:
+    """The abstract objects a value holds (directly, in a container, or by reference)."""
+    if isinstance(v, int):
+        return [v]
+    if isinstance(v, tuple) and v:
+        if v[0] == "ref":
+            return objects_in(v[2])
+        if v[0] == "seq":
+            return [o for x in v[1] for o in objects_in(x)]
+        if v[0] == "dict":
+            return [o for _, x in v[1] for o in objects_in(x)]
+    return []
 
 
 _MISSING = object()

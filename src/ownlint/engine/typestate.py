@@ -41,9 +41,9 @@ from ownlint.engine.cfg import CFG, Block, Edge, Elem, may_raise, source_of
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine import linear
+from ownlint.engine import domain, linear
 from ownlint.engine.interop import InteropEval
-from ownlint.engine.memory import MemoryEval, parse_tag
+from ownlint.engine.memory import MemoryEval, addr_value, parse_tag
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import (
     BORROWED,
@@ -60,6 +60,7 @@ from ownlint.engine.state import (
     StateSet,
     Step,
     Val,
+    objects_in,
 )
 from ownlint.engine.walk import names_used, statements, walk
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
@@ -134,7 +135,7 @@ def fold(op: cst.BaseBinaryOp, a: object, b: object) -> Val:
     """Constant-fold `a op b` for small ints (and str +); None when unknown."""
     fn = _ARITH.get(type(op))
     if type(op) is cst.Power and isinstance(a, int) and isinstance(b, int) and 0 <= b <= 128:
-        return ("const", a**b)
+        return domain.constant(a**b)
     if fn is None:
         return None
     if isinstance(a, bool) or isinstance(b, bool):
@@ -144,9 +145,9 @@ def fold(op: cst.BaseBinaryOp, a: object, b: object) -> Val:
             return None
         if type(op) in (cst.FloorDivide, cst.Modulo) and b == 0:
             return None
-        return ("const", fn(a, b))
+        return domain.constant(fn(a, b))
     if isinstance(a, str) and isinstance(b, str) and type(op) is cst.Add:
-        return ("const", a + b)
+        return domain.constant(a + b)
     return None
 
 
@@ -201,17 +202,7 @@ def target_key(node: cst.BaseExpression, self_name: str | None) -> str | None:
     return None
 
 
-def _objects_in(v: Val) -> list[int]:
-    if isinstance(v, int):
-        return [v]
-    if isinstance(v, tuple) and v:
-        if v[0] == "ref":
-            return _objects_in(v[2])
-        if v[0] == "seq":
-            return [o for x in v[1] for o in _objects_in(x)]
-        if v[0] == "dict":
-            return [o for _, x in v[1] for o in _objects_in(x)]
-    return []
+_objects_in = objects_in
 
 
 def _without(v: Val, obj: int) -> Val:
@@ -269,15 +260,32 @@ class FunctionAnalysis:
 
     # Budgets. The states kept at a block grow with the names a function binds
     # and the paths through it; a function whose blocks times names exceed
-    # SIZE_BUDGET, or whose analysis takes more than STEP_BUDGET element steps,
-    # is not analysed: `budget_note` says why, and its summary has no effect.
+    # SIZE_BUDGET is not analysed at all. Otherwise the analysis counts steps:
+    # one for each element of a block it runs on a path state, and one for
+    # each expression it evaluates (so a re-run for a fork counts again). A
+    # function may take STEPS_PER_NODE steps for each node of its syntax
+    # tree (its size: names, literals, operators, calls, statements, ...),
+    # and at least MIN_STEPS. Past that the analysis stops: `budget_note` says
+    # so, the findings proved until then are kept, and its summary has no
+    # effect. A step does a bounded amount of work (the values it reads and
+    # makes are bounded, domain.py), so the cost of a function is at most its
+    # size times a constant. The count is deterministic: the same function
+    # stops at the same place on any machine.
     SIZE_BUDGET = 4_000_000
-    STEP_BUDGET = 400_000
+    STEPS_PER_NODE = 200
+    MIN_STEPS = 20_000
+    # forks of expression-level branches (and calls with several outcomes)
+    # one function may make; past it, a fork takes its first way only
+    FORK_BUDGET = 4_096
 
     def run(self) -> list[RawViolation]:
         self.budget_note = ""
         self.steps = 0
+        self.forks = 0
         elems = sum(len(b.elems) for b in self.cfg.blocks)
+        # a lower bound of the size until the limit is reached (see `over_budget`)
+        self.step_limit = max(self.MIN_STEPS, self.STEPS_PER_NODE * (elems + len(self.params)))
+        self.sized = False
         size = len(self.cfg.blocks) * (len(self.params) + elems)
         if size > self.SIZE_BUDGET:
             self.budget_note = f"too large to analyse ({len(self.cfg.blocks)} blocks, {len(self.params) + elems} names and steps)"
@@ -294,15 +302,18 @@ class FunctionAnalysis:
             return self.transfer(block, states)
 
         try:
-            self.solution = solve(self.cfg, self.initial(), transfer, StateSet.join, self.edge)
+            self.solution = solve(self.cfg, self.initial(), transfer, StateSet.join, self.edge, widen=StateSet.widen)
             if self.solution.budget_hit:
                 for bid, state in self.solution.ins.items():
                     transfer(self.cfg.blocks[bid], state)
             self.violations = [v for bid in self.solution.ins for v in found.get(bid, ())]
         except BudgetExceeded:
+            # every finding recorded so far rests on a path the analysis proved
+            # (the states only grow), so they stand; the latest run of each block
+            # holds its findings from every earlier run
             self.solution, self.violations = None, None
-            self.budget_note = f"analysis stopped after {self.STEP_BUDGET:,} steps"
-            return []
+            self.budget_note = f"analysis stopped after {self.steps:,} steps (its budget)"
+            return [v for bid in sorted(found) for v in found[bid]]
         if self.budget_hit:
             self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"
         out, self.violations = self.violations, None
@@ -342,11 +353,21 @@ class FunctionAnalysis:
             return False
         return self.solution.budget_hit or any(s.widened for s in self.solution.ins.values())
 
+    def over_budget(self) -> None:
+        """Called when `steps` passes `step_limit`: raises BudgetExceeded when
+        the function has used all its steps. The first time, the limit was a
+        lower bound (from the number of elements); the function's real size is
+        counted then, so that most functions are never walked for it."""
+        if not self.sized:
+            self.sized = True
+            size = sum(1 for _ in walk(self.cfg.node)) + len(self.params)
+            self.step_limit = max(self.step_limit, self.MIN_STEPS, self.STEPS_PER_NODE * size)
+            if self.steps <= self.step_limit:
+                return
+        raise BudgetExceeded()
+
     def transfer(self, block: Block, states: StateSet) -> StateSet:
         current = list(states)
-        self.steps += len(current) * max(1, len(block.elems))
-        if self.steps > self.STEP_BUDGET:
-            raise BudgetExceeded()
         for elem in block.elems:
             nxt: list[PathState] = []
             for st in current:
@@ -356,6 +377,9 @@ class FunctionAnalysis:
 
     def step(self, elem: Elem, st: PathState) -> list[PathState]:
         """Run one element from `st`; several results when a call forks."""
+        self.steps += 1
+        if self.steps > self.step_limit:
+            self.over_budget()
         s = st.copy()
         try:  # most elements do not fork: one run, no bookkeeping
             self.exec_elem(elem, s, _NO_CHOICES)
@@ -369,6 +393,9 @@ class FunctionAnalysis:
         results: list[PathState] = []
         while pending:
             choices = pending.pop()
+            self.steps += 1
+            if self.steps > self.step_limit:
+                self.over_budget()
             s = st.copy()
             try:
                 self.exec_elem(elem, s, choices)
@@ -504,6 +531,9 @@ class _Eval(MemoryEval, InteropEval):
     # -- names ---------------------------------------------------------------
     def bind(self, key: str, value: Val) -> None:
         st = self.st
+        if isinstance(value, tuple) and not domain.fits(value):
+            self.escape(value)  # forgotten: whatever it held may be held elsewhere
+            value = None
         st.conds.pop(key, None)
         st.conds.pop(f"{key} is None", None)
         old = st.env.get(key)
@@ -632,6 +662,10 @@ class _Eval(MemoryEval, InteropEval):
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:
+        fa = self.fa
+        fa.steps += 1
+        if fa.steps > fa.step_limit:
+            fa.over_budget()
         kind = type(node)
         method = _EXPR.get(kind, _UNKNOWN)
         if method is _UNKNOWN:
@@ -736,7 +770,7 @@ class _Eval(MemoryEval, InteropEval):
                     if v is None:
                         return None
                     options.append(v)
-            return ("oneof", tuple(options))
+            return domain.oneof(options)
         return None
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Val:
@@ -753,7 +787,12 @@ class _Eval(MemoryEval, InteropEval):
         assume `test` held (choice 0) or failed (choice 1) on this copy."""
         choice = self.choices.get(node)
         if choice is None:
-            raise _Fork(node, n)
+            if self.fa.forks < self.fa.FORK_BUDGET:
+                self.fa.forks += n - 1
+                raise _Fork(node, n)
+            # past the budget of paths: one way only, the first the path can take
+            # (findings on the other ways are lost, none invented)
+            choice = 0 if self.fa.assume(test, True, self.st) is not None else 1
         refined = self.fa.assume(test, choice == 0, self.st)
         if refined is None:
             raise _Dead()
@@ -782,7 +821,7 @@ class _Eval(MemoryEval, InteropEval):
             if a == b:
                 return a
             if all(isinstance(x, tuple) and x and x[0] in ("const", "lin", "oneof") for x in (a, b)):
-                return ("oneof", (a, b))  # sizes and the like: checks need every one to fail
+                return domain.oneof((a, b))  # sizes and the like: checks need every one to fail
             return None
         if self.branch(node, node.test) == 0:
             return self.expr(node.body)
@@ -1207,8 +1246,11 @@ class _Eval(MemoryEval, InteropEval):
             raise _Dead()  # the callee never returns normally
         if not outcomes:
             outcomes = [EMPTY_OUTCOME]
+        if len(outcomes) > 1 and node not in self.choices and self.fa.forks >= self.fa.FORK_BUDGET:
+            outcomes = outcomes[:1]  # past the budget of paths (see `branch`)
         if len(outcomes) > 1:
             if node not in self.choices:
+                self.fa.forks += len(outcomes) - 1
                 raise _Fork(node, len(outcomes))
             outcome = outcomes[self.choices[node]]
         else:
@@ -1242,7 +1284,7 @@ class _Eval(MemoryEval, InteropEval):
             if self.is_buffer(outer):
                 return ("addr", outer, v[2])
             if isinstance(outer, tuple) and outer and outer[0] == "addr" and outer[2] is not None and v[2] is not None:
-                return ("addr", outer[1], linear.add(outer[2], v[2]))
+                return addr_value(outer[1], linear.add(outer[2], v[2]))
             return None
         return v
 

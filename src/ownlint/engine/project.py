@@ -7,6 +7,7 @@ import ast
 import contextlib
 import gc
 import re
+import time
 import warnings
 
 
@@ -29,7 +30,7 @@ from ownlint.engine import incremental, linear, parsing, positions
 from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.names import ModuleNames, collect_names
-from ownlint.engine.sources import EngineOptions, SourceFile, module_names
+from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile, module_names
 from ownlint.engine.walk import LEAVES, children, compound_children, holds_statements, is_statement
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
@@ -332,6 +333,9 @@ class Project:
         self.in_progress: set[str] = set()
         self.violations: dict[tuple[int, int], list[RawViolation]] = {}
         self.units: list[Unit] = []
+        # with `stats`: (unit, node, name, steps, seconds, note) of each function analysed
+        self.stats: list[tuple[Unit, cst.CSTNode, str, int, int, float, str]] | None = None
+        self._nested = 0.0  # seconds spent in analyses started inside the current one
         # incremental mode: what a scope's results depend on beyond its own
         # syntax and the functions it calls (see _Memory)
         self.context: dict[int, tuple] = {}
@@ -429,7 +433,15 @@ class Project:
                 return last.violations, _ready(last.summary) if last.summary is not None else None
         deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = [] if context is not None else None
         fa = self._analysis(unit, scope, deps)
-        violations = fa.run()
+        if self.stats is None:
+            violations = fa.run()
+        else:
+            outer, self._nested = self._nested, 0.0
+            start = time.perf_counter()
+            violations = fa.run()
+            total = time.perf_counter() - start
+            own, self._nested = total - self._nested, outer + total
+            self.stats.append((unit, scope.cfg.node, fa.name or scope.cfg.name, fa.steps, fa.size(), own, fa.budget_note))
         summarize = fa.summary_later(scope.defaults) if summary else None
         note = (fa.name or scope.cfg.name, fa.budget_note) if fa.budget_note else None
         if note is not None:
@@ -589,15 +601,23 @@ def _trees_outside_gc() -> Iterator[bool]:
 YOUNG_GC_THRESHOLD = 10_000
 
 
-def analyze_project(files: list[SourceFile], models: ModelSet, options: EngineOptions) -> list[FileReport]:
+def analyze_project(
+    files: list[SourceFile], models: ModelSet, options: EngineOptions, stats: list[FunctionStats] | None = None
+) -> list[FileReport]:
     """One report per file, in the order given. Never raises for one file's sake:
-    an internal error in a file becomes an error entry in its report."""
+    an internal error in a file becomes an error entry in its report. With
+    `stats`, what each function's analysis cost is appended to it (for the
+    benchmarks and the property tests)."""
     with _trees_outside_gc() as collecting:
-        return _analyze_project(files, models, options, collecting)
+        return _analyze_project(files, models, options, collecting, stats)
 
 
 def _analyze_project(
-    files: list[SourceFile], models: ModelSet, options: EngineOptions, collecting: bool
+    files: list[SourceFile],
+    models: ModelSet,
+    options: EngineOptions,
+    collecting: bool,
+    stats: list[FunctionStats] | None = None,
 ) -> list[FileReport]:
     reports = [FileReport(f.path) for f in files]
     modnames = unique_module_names(files)
@@ -609,6 +629,8 @@ def _analyze_project(
     if collecting:
         gc.enable()  # for the analysis's own garbage; the trees are out of its way
     project = Project([u for u in units if u is not None], models, options, reports)
+    if stats is not None:
+        project.stats = []
     raw: list[RawViolation] = []
     for unit in project.units:
         try:
@@ -623,6 +645,8 @@ def _analyze_project(
     positions = _Positions(units)
     for unit, node, _, _ in project.budget_notes:
         positions.want(unit.index, node, node if isinstance(node, cst.BaseCompoundStatement) else None)
+    for unit, node, *_ in project.stats or ():
+        positions.want(unit.index, node, node if isinstance(node, cst.BaseCompoundStatement) else None)
     for rv in raw:
         positions.want(rv.unit, rv.node, rv.stmt)
         for step in rv.story:
@@ -634,6 +658,9 @@ def _analyze_project(
         reports[unit.index].errors.append(
             FileError(unit.path, f"analysis budget: `{name}` (line {line}) {note}; its findings may be incomplete", "budget")
         )
+    if stats is not None:
+        for unit, node, name, steps, size, seconds, note in project.stats or ():
+            stats.append(FunctionStats(unit.path, name, positions.span(unit, node).line, steps, size, seconds, note))
     for rv in raw:
         unit = units[rv.unit]
         assert unit is not None

@@ -14,6 +14,24 @@ class SourceFile:
 
 
 @dataclass(frozen=True, slots=True)
+class FunctionStats:
+    """What the analysis of one function (or module body, or lambda) cost:
+    `steps` is the deterministic count its budget is kept in (see
+    `typestate.FunctionAnalysis.run`), `size` what the budget is proportional
+    to, `seconds` the time spent in it, less
+    the functions it called that were analysed meanwhile; `note` the budget
+    note it got, if any."""
+
+    path: str
+    name: str
+    line: int
+    steps: int
+    size: int  # syntax nodes (the unit of its step budget)
+    seconds: float
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class EngineOptions:
     interop_modules: tuple[str, ...] = ()
     page_size: int | None = None  # None: symbolic

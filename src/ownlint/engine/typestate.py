@@ -360,11 +360,14 @@ class FunctionAnalysis:
         counted then, so that most functions are never walked for it."""
         if not self.sized:
             self.sized = True
-            size = sum(1 for _ in walk(self.cfg.node)) + len(self.params)
-            self.step_limit = max(self.step_limit, self.MIN_STEPS, self.STEPS_PER_NODE * size)
+            self.step_limit = max(self.step_limit, self.MIN_STEPS, self.STEPS_PER_NODE * self.size())
             if self.steps <= self.step_limit:
                 return
         raise BudgetExceeded()
+
+    def size(self) -> int:
+        """The syntax nodes of the function (its parameters included)."""
+        return sum(1 for _ in walk(self.cfg.node)) + len(self.params)
 
     def transfer(self, block: Block, states: StateSet) -> StateSet:
         current = list(states)

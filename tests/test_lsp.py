@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+import ownlint
 from ownlint.cli import cli
 
 from cli_helpers import BUGGY  # the buggy module the CLI tests share
@@ -223,8 +224,12 @@ async def test_hover_on_a_suppressed_code_shows_the_rule(client: LanguageClient,
 
 
 def test_missing_pygls_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # another test may have imported ownlint.lsp (and so pygls) in this process: forget them both
+    for name in [m for m in sys.modules if m.startswith("pygls.")]:
+        monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "pygls", None)
     monkeypatch.delitem(sys.modules, "ownlint.lsp", raising=False)
+    monkeypatch.delattr(ownlint, "lsp", raising=False)  # else `from ownlint import lsp` finds the module
     result = CliRunner().invoke(cli, ["lsp"])
     assert result.exit_code == 2
     assert "Traceback" not in result.output

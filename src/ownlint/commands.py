@@ -27,6 +27,7 @@ from ownlint.diagnostics import FileError
 from ownlint.discovery import display_path
 from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
+from ownlint.lines import printable
 from ownlint.progress import progress_for
 from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
 from ownlint.render import concise, github, json_, sarif, statistics
@@ -48,8 +49,9 @@ class UsageError(Exception):
 
 
 def fail(reason: str) -> NoReturn:
-    """Print `ownlint: error: reason` on standard error and exit with status 2."""
-    click.echo(f"ownlint: error: {reason}", err=True)
+    """Print `ownlint: error: reason` on standard error (control characters escaped: a reason may quote
+    a path or a configuration's text) and exit with status 2."""
+    click.echo(printable(f"ownlint: error: {reason}"), err=True)
     sys.exit(EXIT_ERROR)
 
 
@@ -245,7 +247,7 @@ def _against_baseline(result: api.RunResult, known: Counter[FindingKey] | None, 
 def _write_baseline(file: Path, result: api.RunResult) -> api.RunResult:
     """Record the findings of `result` in `file`; the result reported against that new baseline."""
     keys = baseline.write(file, result)
-    click.echo(f"ownlint: wrote {_count(sum(keys.values()), 'finding')} to the baseline {file}", err=True)
+    click.echo(printable(f"ownlint: wrote {_count(sum(keys.values()), 'finding')} to the baseline {file}"), err=True)
     return baseline.apply(result, keys, file)
 
 

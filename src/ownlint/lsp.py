@@ -18,6 +18,12 @@ What it does:
 - shows a rule's summary and documentation when hovering over its code in a
   suppression comment.
 
+Every message shown to the user (a finding's message, its related
+information, a quick fix's title, a configuration error) goes through
+`ownlint.lines.printable`: clients render these strings, so control and bidi
+characters taken from the document are shown escaped (`^[`, `<U+202E>`).
+Edits are not: a quick fix inserts exactly the text it means to.
+
 Positions are converted between ownlint's code points and the encoding
 negotiated with the client (UTF-16 unless the client offers another).
 Checks run one at a time on a worker thread, so that the server keeps
@@ -50,7 +56,7 @@ from ownlint import __version__, api
 from ownlint.config import ConfigError, discover_config
 from ownlint.diagnostics import Diagnostic, Edit, Span
 from ownlint.engine.models import ModelError
-from ownlint.lines import split_lines
+from ownlint.lines import printable, split_lines
 from ownlint.registry import all_rules
 from ownlint.suppress import code_at, suppression_edit
 
@@ -145,13 +151,13 @@ def to_lsp_diagnostic(diagnostic: Diagnostic, positions: Positions, document_pat
                 uri=from_fs_path(os.path.abspath(r.path)) or r.path,
                 range=positions.range(r.span) if r.path == document_path else _plain_range(r.span),
             ),
-            message=r.message,
+            message=printable(r.message),
         )
         for r in diagnostic.related
     ]
     return lsp.Diagnostic(
         range=positions.range(diagnostic.span),
-        message=diagnostic.message,
+        message=printable(diagnostic.message),
         severity=severity,
         code=diagnostic.code,
         code_description=lsp.CodeDescription(href=rule.help_uri) if rule is not None else None,
@@ -309,7 +315,7 @@ class OwnlintServer:
                 if d.source == SOURCE and d.code == finding.code and d.range.start.line == finding.span.line - 1
             ] or [shown]
             if finding.fix is not None:
-                title = (
+                title = printable(
                     finding.fix.message if finding.fix.applicability == "safe" else f"{finding.fix.message} (unsafe)"
                 )
                 actions.append(
@@ -391,7 +397,7 @@ class OwnlintServer:
         if self.problems.get(uri) == problem:
             return
         self.problems[uri] = problem
-        self._show(f"ownlint: {problem}", lsp.MessageType.Error)
+        self._show(printable(f"ownlint: {problem}"), lsp.MessageType.Error)
 
     def _show(self, message: str, kind: lsp.MessageType) -> None:
         server: Any = self.server
@@ -401,6 +407,7 @@ class OwnlintServer:
             server.show_message(message, kind)
 
     def _log(self, message: str) -> None:
+        message = printable(message)
         server: Any = self.server
         if hasattr(server, "window_log_message"):  # pygls 2
             server.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=message))
@@ -420,7 +427,7 @@ class _OneLine(logging.Formatter):
         record.exc_info = None
         record.exc_text = None
         record.stack_info = None
-        return " ".join(f"ownlint lsp: {record.levelname.lower()}: {message}".split())
+        return printable(" ".join(f"ownlint lsp: {record.levelname.lower()}: {message}".split()))
 
 
 def _quiet_logging() -> None:

@@ -1,7 +1,11 @@
 """One module per output format; this module holds the lines they share.
 
 Renderers only turn a `RunResult` into text: they read no files (source lines
-come from `RunResult.sources`) and decide no exit status.
+come from `RunResult.sources`) and decide no exit status. The human-readable
+ones (text, concise, statistics) show what they take from the analysed files
+(paths, messages, source lines) through `ownlint.lines.printable`, so that no
+control character reaches the terminal; JSON, SARIF and GitHub escape in
+their own syntax.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from collections import Counter
 
 from ownlint.api import RunResult
 from ownlint.diagnostics import FileError
+from ownlint.lines import printable
 from ownlint.registry import Rule, all_rules
 from ownlint.suppress import UnusedSuppression
 
@@ -31,12 +36,14 @@ def name_of(code: str) -> str:
 
 
 def error_line(error: FileError) -> str:
+    """`error: path: reason` (`warning:` for a budget note), control characters escaped."""
     level = "warning" if error.kind == "budget" else "error"
-    return f"{level}: {error.path}: {error.message}"
+    return printable(f"{level}: {error.path}: {error.message}")
 
 
 def unused_line(unused: UnusedSuppression) -> str:
-    return f"{unused.path}:{unused.line}:{unused.column}: unused suppression '{unused.what}'"
+    """`path:line:col: unused suppression 'OWN203'`, control characters escaped."""
+    return printable(f"{unused.path}:{unused.line}:{unused.column}: unused suppression '{unused.what}'")
 
 
 def _plural(count: int, word: str) -> str:

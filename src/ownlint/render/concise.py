@@ -1,16 +1,21 @@
-"""`--format concise`: one line per finding, `path:line:col: OWN201 [double-free] message`."""
+"""`--format concise`: one line per finding, `path:line:col: OWN201 [double-free] message`.
+
+Control characters in a path or a message are shown escaped (`ownlint.lines.printable`):
+each finding stays on one line, and nothing from the file drives the terminal.
+"""
 
 from __future__ import annotations
 
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic
+from ownlint.lines import printable
 from ownlint.render import error_line, name_of, summary_line, unused_line
 
 
 def finding_line(diagnostic: Diagnostic) -> str:
     span = diagnostic.span
     code = diagnostic.code
-    return f"{diagnostic.path}:{span.line}:{span.column}: {code} [{name_of(code)}] {diagnostic.message}"
+    return printable(f"{diagnostic.path}:{span.line}:{span.column}: {code} [{name_of(code)}] {diagnostic.message}")
 
 
 def render(result: RunResult, *, show_unused: bool = False) -> str:

@@ -5,7 +5,11 @@ One line per finding:
 (`::warning` for a rule whose severity is warning), and `::error file=...::reason`
 for a file that could not be checked. Escaping follows the workflow-command
 rules: in the message `%`, `\\r` and `\\n` become `%25`, `%0D` and `%0A`; in a
-property also `:` and `,` become `%3A` and `%2C`. With
+property also `:` and `,` become `%3A` and `%2C`. Other control characters
+in a message are shown as `cat -v` shows them (`ownlint.lines.printable`):
+a log viewer renders ANSI sequences, and the lines are often read in a
+terminal too. A file path is left as it is (escaped only as a property), so
+that the annotation still lands on its file. With
 `--report-unused-suppressions`, each unused suppression is a `::notice`.
 There is no summary line: every line is a command.
 """
@@ -14,16 +18,21 @@ from __future__ import annotations
 
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, FileError
+from ownlint.lines import printable
 from ownlint.render import name_of, severity_of
 from ownlint.suppress import UnusedSuppression
 
 
-def escape_data(text: str) -> str:
+def _percent(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
+def escape_data(text: str) -> str:
+    return printable(_percent(text))
+
+
 def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return _percent(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def command(kind: str, message: str, **properties: str | int) -> str:

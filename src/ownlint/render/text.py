@@ -20,6 +20,13 @@ in another file get a frame of their own (`::: path:line:col`). Colour is the
 console's business: the caller builds a `Console` without colour when output
 is piped or `NO_COLOR` is set.
 
+Everything taken from the analysed files (source lines, paths, messages,
+labels) is shown through `ownlint.lines.printable`: control characters as
+`cat -v` shows them (`^[`, `M-^[`), bidi controls as `<U+202E>`, and the
+underlines are placed on the escaped line. Text is handed to rich as `Text`
+objects, never as markup, so a `[red]` or `[/]` in a source line is shown as
+it is.
+
 Known limits: a span over several lines is underlined on its first line only;
 a tab counts as four columns; wide (East Asian) characters misalign the
 underline.
@@ -34,7 +41,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ownlint.api import RunResult
-from ownlint.lines import split_lines
+from ownlint.lines import printable, split_lines
 from ownlint.diagnostics import Diagnostic, Span
 from ownlint.render import error_line, rule_of, severity_of, summary_line, unused_line
 
@@ -79,7 +86,7 @@ def frame(diagnostic: Diagnostic, sources: dict[str, str]) -> list[Text]:
 
     header = Text()
     header.append(f"{severity}[{diagnostic.code}]", style=style)
-    header.append(f": {diagnostic.message}", style="bold")
+    header.append(f": {printable(diagnostic.message)}", style="bold")
     out = [header, _location(pad, "-->", diagnostic.path, diagnostic.span)]
     out += _snippet(pad, lines_of.get(diagnostic.path, []), here, style)
     for related in elsewhere:
@@ -87,7 +94,7 @@ def frame(diagnostic: Diagnostic, sources: dict[str, str]) -> list[Text]:
         annotation = _Annotation(related.span, related.message, False)
         snippet = _snippet(pad, lines_of.get(related.path, []), [annotation], style)
         if not snippet:
-            location.append(f": {related.message}")
+            location.append(f": {printable(related.message)}")
         out += [location, *snippet]
     out.append(_gutter(pad))
     if diagnostic.help:
@@ -119,14 +126,14 @@ def _gutter(pad: str, number: str = "") -> Text:
 
 def _location(pad: str, arrow: str, path: str, span: Span) -> Text:
     text = _styled(f"{pad}{arrow} ", _GUTTER)
-    text.append(f"{path}:{span.line}:{span.column}")
+    text.append(printable(f"{path}:{span.line}:{span.column}"))
     return text
 
 
 def _note(pad: str, kind: str, message: str) -> Text:
     text = _styled(f"{pad} = ", _GUTTER)
     text.append(f"{kind}:", style="bold")
-    text.append(f" {message}")
+    text.append(f" {printable(message)}")
     return text
 
 
@@ -142,7 +149,7 @@ def _snippet(pad: str, lines: list[str], annotations: list[_Annotation], primary
             out.append(_styled("...", _GUTTER))
         source = lines[number - 1]
         row = _gutter(pad, str(number).rjust(len(pad)))
-        row.append(f" {source.replace(chr(9), TAB)}".rstrip())
+        row.append(f" {_shown(source)}".rstrip())
         out.append(row)
         on_line = [a for a in annotations if a.span.line == number]
         for annotation in sorted(on_line, key=lambda a: (a.span.column, not a.primary)):
@@ -156,10 +163,15 @@ def _underline(pad: str, source: str, annotation: _Annotation, primary_style: st
     start = min(max(span.column - 1, 0), len(source))
     end = span.end_column - 1 if span.end_line == span.line else len(source)
     end = min(max(end, start), len(source))
-    offset = len(source[:start].replace("\t", TAB))
-    length = max(len(source[start:end].replace("\t", TAB)), 1)
+    offset = len(_shown(source[:start]))
+    length = max(len(_shown(source[start:end])), 1)
     marker, style = ("^", primary_style) if annotation.primary else ("-", _GUTTER)
     text = _gutter(pad)
     text.append(" " + " " * offset)
-    text.append(marker * length + (f" {annotation.label}" if annotation.label else ""), style=style)
+    text.append(marker * length + (f" {printable(annotation.label)}" if annotation.label else ""), style=style)
     return text
+
+
+def _shown(source: str) -> str:
+    """Source text as the frame quotes it: control characters escaped, a tab as four spaces."""
+    return printable(source).replace("\t", TAB)

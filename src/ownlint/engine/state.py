@@ -16,8 +16,15 @@ different typestates stay apart, so a finding always rests on one feasible
 path. The number of path states at a point is bounded (`MAX_PATHS`); past it
 the set is widened by forgetting what differs, which can only lose findings,
 never invent one (keeping "freed on some path" would be unsound here: the
-merge also forgets the conditions that made a later branch infeasible). It
-is recorded in `widened`, and ownlint reports it for the function.
+merge also forgets the conditions that made a later branch infeasible).
+Where that forgot a name holding a tracked object, or merged typestates, it
+is recorded in `widened`, and ownlint reports it for the function; states
+that differed only in untracked values (a constant, a number) merge as the
+value lattice joins them (domain.py), with no note.
+
+At loop heads the solver widens (`StateSet.widen`) after a few visits:
+new path states merge with those of the same typestates, so a value that
+changes every round is forgotten instead of making a new state each time.
 """
 
 from __future__ import annotations

@@ -277,6 +277,7 @@ class FunctionAnalysis:
     # forks of expression-level branches (and calls with several outcomes)
     # one function may make; past it, a fork takes its first way only
     FORK_BUDGET = 4_096
+    COPY_ENTRIES = 16
 
     def run(self) -> list[RawViolation]:
         self.budget_note = ""
@@ -380,7 +381,11 @@ class FunctionAnalysis:
 
     def step(self, elem: Elem, st: PathState) -> list[PathState]:
         """Run one element from `st`; several results when a call forks."""
-        self.steps += 1
+        # a copy of the path state costs in proportion to what it holds: one
+        # step for every COPY_ENTRIES names and objects, so that no step costs
+        # more than a constant
+        copy_steps = 1 + (len(st.env) + len(st.heap)) // self.COPY_ENTRIES
+        self.steps += copy_steps
         if self.steps > self.step_limit:
             self.over_budget()
         s = st.copy()
@@ -396,7 +401,7 @@ class FunctionAnalysis:
         results: list[PathState] = []
         while pending:
             choices = pending.pop()
-            self.steps += 1
+            self.steps += copy_steps
             if self.steps > self.step_limit:
                 self.over_budget()
             s = st.copy()

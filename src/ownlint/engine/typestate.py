@@ -317,6 +317,8 @@ class FunctionAnalysis:
             return [v for bid in sorted(found) for v in found[bid]]
         if self.budget_hit:
             self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"
+        elif self.forks >= self.FORK_BUDGET:
+            self.budget_note = f"branches inside expressions more than {self.FORK_BUDGET:,} times: later ones were followed one way"
         out, self.violations = self.violations, None
         return out
 

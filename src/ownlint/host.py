@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
+import sys
 import warnings
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -56,6 +58,25 @@ def load_engine_alone() -> None:
     unfreeze_nodes()
 
 
+def die_with_parent() -> None:
+    """Asks Linux to kill this process when the one that started it ends
+    (`PR_SET_PDEATHSIG`), so that a host or a worker still busy with a file
+    never outlives its run: whatever kills the run kills them. Ends this
+    process at once if its parent is already gone. Nothing elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import multiprocessing
+
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # it ended before the call
+        os._exit(0)
+
+
 def default_jobs() -> int:
     """The cores this process may run on."""
     try:
@@ -71,9 +92,11 @@ class EngineHost:
     reading and prefiltering the files, and only then starting the workers,
     a host process is forked early (`start`): it imports the engine while the
     main process still reads and prefilters, then analyses the components it
-    is given (`analyze`) in worker processes forked from itself, or itself
-    for a small set, and sends back each task's reports as they come. The
-    main process never imports the engine then.
+    is given (`analyze`) in worker processes forked from itself (one, for a
+    small set: a file that kills or hangs its worker then costs that file,
+    not the host and the run; see `ownlint.workers`), and sends back each
+    task's reports as they come. The main process never imports the engine
+    then.
 
     Two places start one, for a run without a cache: `ownlint check
     --no-cache` as soon as it has parsed its options, before it reads its
@@ -161,9 +184,10 @@ def _host_main(conn: "Connection", jobs: int) -> None:
         except OSError as error:  # not a worker's failure (which `_run` reports as such)
             raise _ParentGone() from error
 
+    die_with_parent()
     try:
         load_engine_alone()  # inherited by the workers
-        import concurrent.futures.process  # noqa: F401
+        import multiprocessing.connection  # noqa: F401  # and what the pool needs
         from ownlint.runner import _run
 
         components, models, options = conn.recv()

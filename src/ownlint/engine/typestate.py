@@ -313,7 +313,7 @@ class FunctionAnalysis:
             # (the states only grow), so they stand; the latest run of each block
             # holds its findings from every earlier run
             self.solution, self.violations = None, None
-            self.budget_note = f"analysis stopped after {self.steps:,} steps (its budget)"
+            self.budget_note = f"used all of its {self.step_limit:,} steps"
             return [v for bid in sorted(found) for v in found[bid]]
         if self.budget_hit:
             self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"

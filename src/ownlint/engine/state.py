@@ -149,6 +149,44 @@ class PathState:
     def touched(self) -> None:
         self._key = None
 
+    def collected(self) -> "PathState":
+        """This state without the typestates of objects nothing can reach any
+        more: no name holds them, they are no parameter or field, no live
+        mapping, and no object kept holds them as its owner or in its mapping.
+        Nothing can report on such an object again (an object made at the same
+        site again starts afresh), but its typestate would keep this state
+        apart from one without it: sequential loops that each make an object
+        would double the paths with every loop."""
+        heap = self.heap
+        if not heap:
+            return self
+        keep: set[int] = set()
+        for v in self.env.values():
+            _refs(v, keep)
+        for o, hs in heap.items():
+            if o < 0 or (hs.mapping is not None and hs.kind != FREED):
+                keep.add(o)
+        if len(keep) >= len(heap) and all(o in keep for o in heap):
+            return self
+        todo = [o for o in keep if o in heap]
+        while todo:
+            hs = heap[todo.pop()]
+            found: set[int] = set()
+            if hs.owner is not None:
+                found.add(hs.owner)
+            if hs.mapping is not None:
+                _refs(hs.mapping[0], found)
+                _refs(hs.mapping[1], found)
+            for o in found - keep:
+                keep.add(o)
+                if o in heap:
+                    todo.append(o)
+        if all(o in keep for o in heap):
+            return self
+        out = PathState(self.env, {o: hs for o, hs in heap.items() if o in keep}, self.conds)
+        out.last = self.last
+        return out
+
 
 class StateSet:
     """An immutable set of path states, keyed by (env, heap)."""
@@ -266,6 +304,26 @@ def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:
     return any(
         k not in merged.env and any(o in heap for o in objects_in(v)) for g in group for k, v in g.env.items()
     )
+
+
+_NO_REFS = frozenset(("const", "lin", "sym", "flags"))
+
+
+def _refs(v: Val, out: set[int]) -> None:
+    """Adds to `out` every object `v` may refer to: any integer in it outside
+    constants and linear forms (a dict's constant keys may be taken for
+    objects too, which only keeps more)."""
+    if type(v) is int:
+        out.add(v)
+    elif type(v) is tuple and v:
+        tag = v[0]
+        if tag in _NO_REFS:
+            return
+        if tag == "addr":
+            _refs(v[1], out)
+            return
+        for part in v:
+            _refs(part, out)
 
 
 def objects_in(v: Val) -> list[int]:

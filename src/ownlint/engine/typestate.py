@@ -379,7 +379,7 @@ class FunctionAnalysis:
             for st in current:
                 nxt.extend(self.step(elem, st))
             current = nxt
-        return StateSet.of(current)
+        return StateSet.of([s.collected() for s in current])
 
     def step(self, elem: Elem, st: PathState) -> list[PathState]:
         """Run one element from `st`; several results when a call forks."""

@@ -75,7 +75,7 @@ def solve(
             new = carried if old is None else join(old, carried)
             if old is not None and new == old:
                 continue
-            if widen is not None and old is not None and e.dst in heads and visits.get(e.dst, 0) >= widen_after:
+            if widen is not None and old is not None and visits.get(e.dst, 0) >= widen_after:
                 new = widen(old, new)
                 if new == old:
                     continue

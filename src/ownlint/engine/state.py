@@ -298,11 +298,18 @@ def _merge_all(group: list[PathState]) -> PathState:
 
 
 def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:
-    """Whether merging `group` (states with one heap) forgot a name that held an
-    object with a typestate."""
+    """Whether merging `group` (states with one heap) lost the only name of an
+    object with a typestate of its own: not live, or owned, or an owner, or a
+    mapping (a parameter merely used so far, or an unknown value, has none,
+    and an alias forgotten while another name still holds the object loses
+    nothing of it: forgetting those is the ordinary join of values)."""
     heap = group[0].heap
+    tracked = {o for o, hs in heap.items() if hs.kind != LIVE or hs.owner is not None or hs.mapping is not None or hs.tag}
+    tracked -= {o for v in merged.env.values() for o in objects_in(v)}
+    if not tracked:
+        return False
     return any(
-        k not in merged.env and any(o in heap for o in objects_in(v)) for g in group for k, v in g.env.items()
+        k not in merged.env and any(o in tracked for o in objects_in(v)) for g in group for k, v in g.env.items()
     )
 
 

@@ -71,7 +71,7 @@ error[OWN201]: `p` is freed a second time
   | --- made here
   |
   = help: free it once
-  = note: see Level Zero specification: `zeMemFree`, `ze*Destroy`. API.md section 2.
+  = note: see Level Zero specification: `zeMemFree`, `ze*Destroy`.
   = note: `ownlint explain OWN201` shows the rule's documentation
 
 Found 1 finding (1 error) in 1 file.

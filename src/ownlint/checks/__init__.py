@@ -31,7 +31,7 @@ RULES: tuple[Rule, ...] = tuple(c.rule for c in CHECKS.values())
 
 
 # "The most specific rule wins at a site, one finding per handle per site"
-# (RULES.md): different paths may reach one site with the handle in different
+# (the rules' "How findings are chosen"): different paths may reach one site with the handle in different
 # states; the finding kept is the most specific one.
 SUPERSEDES: dict[str, frozenset[str]] = {
     "OWN201": frozenset({"OWN203"}),

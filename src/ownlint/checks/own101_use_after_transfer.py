@@ -33,7 +33,7 @@ An ownership ownlint cannot read (a variable with several possible values)
 gives no finding. `get_native(q)` results are their own borrowed values:
 using them while `q` lives is fine.
 """,
-    references="SYCL Level-Zero backend specification 4.4.1, 4.4.4. API.md section 1.",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.4.",
 )
 
 

@@ -37,7 +37,7 @@ An owner passed to another call (other than `get_native` and inspection
 built-ins) may be retained by it, so its death is never proved afterwards. A
 `yield` does not end a generator's frame and is not a return.
 """,
-    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3. API.md sections 1 and 4.",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3.",
 )
 
 

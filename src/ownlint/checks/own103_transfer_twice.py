@@ -29,7 +29,7 @@ copy_q = make_queue(hq, ctx, device=dev, ownership=ownership.keep)   # or a seco
 A second `make_*` with `keep` of a transferred handle is a use (OWN101, or
 OWN102 when the first owner is dead), not this rule.
 """,
-    references="SYCL Level-Zero backend specification 4.4.1. API.md section 1.",
+    references="SYCL Level-Zero backend specification 4.4.1.",
 )
 
 

@@ -34,7 +34,7 @@ inside one method (and the `self.method()` calls it makes). Branches on the
 same unchanged local are correlated; conditions on anything else are assumed
 to go either way.
 """,
-    references="Level Zero specification: `zeMemFree`, `ze*Destroy`. API.md section 2.",
+    references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
 )
 
 

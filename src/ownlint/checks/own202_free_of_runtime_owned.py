@@ -31,7 +31,7 @@ del buf
 zeMemFree(hctx, ptr)
 """,
     known_limits="An ownership ownlint cannot read gives no finding.",
-    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.5. API.md section 1.",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.5.",
 )
 
 

@@ -37,7 +37,7 @@ call, an f-string) or comparing it is not a use. A child used after its parent
 was destroyed (memory after `zeContextDestroy` of its context) is not part of
 this rule yet.
 """,
-    references="Level Zero specification: `zeMemFree`, `ze*Destroy`. API.md section 2.",
+    references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
 )
 
 

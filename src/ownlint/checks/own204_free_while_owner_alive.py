@@ -33,7 +33,7 @@ zeContextDestroy(hctx)
 Liveness is proved only by a live local reference. An owner passed to a call
 and then deleted may or may not be alive: no finding.
 """,
-    references="SYCL Level-Zero backend specification 4.4.2, 4.5. API.md section 1.",
+    references="SYCL Level-Zero backend specification 4.4.2, 4.5.",
 )
 
 

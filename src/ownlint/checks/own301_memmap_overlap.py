@@ -47,7 +47,7 @@ summary and reported at the call site.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`),
-`ze_external_memmap_sysmem_ext_desc_t`. API.md section 3.
+`ze_external_memmap_sysmem_ext_desc_t`.
 """,
 )
 

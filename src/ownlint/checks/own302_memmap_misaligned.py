@@ -55,7 +55,7 @@ keeps the alignment of what it views, plus its offset.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`):
-`pSystemMemory` and `size` must be page-aligned. API.md section 3.
+`pSystemMemory` and `size` must be page-aligned.
 """,
 )
 

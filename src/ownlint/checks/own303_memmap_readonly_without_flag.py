@@ -53,7 +53,7 @@ compute give no finding.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`);
-`ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY` (`ZE_BIT(4)`). API.md section 3.
+`ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY` (`ZE_BIT(4)`).
 """,
 )
 

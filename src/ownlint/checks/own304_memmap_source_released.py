@@ -45,7 +45,7 @@ report yet.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`):
-the system memory must outlive the mapping. API.md section 3.
+the system memory must outlive the mapping.
 """,
 )
 

@@ -43,7 +43,6 @@ alive while the name is.
     references="""
 Level Zero specification: extension structures chained through `pNext`;
 external memory mapping extension (`ze_external_memmap_sysmem_ext_desc_t`).
-API.md section 3.
 """,
 )
 

@@ -28,7 +28,7 @@ def task(ih):
 cgh.host_task(task)
 """,
     known_limits="Only objects ownlint saw made by `make_buffer` / `make_image` are known to be buffers or images.",
-    references="SYCL Level-Zero backend specification 4.2. API.md section 1.",
+    references="SYCL Level-Zero backend specification 4.2.",
 )
 
 

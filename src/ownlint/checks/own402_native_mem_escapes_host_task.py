@@ -42,7 +42,7 @@ passed to a call that may keep it is not followed into that call.
 """,
     references="""
 SYCL 2020 specification: `interop_handle::get_native_mem`, host tasks.
-SYCL Level-Zero backend specification 4.2. API.md section 1.
+SYCL Level-Zero backend specification 4.2.
 """,
 )
 

@@ -39,7 +39,7 @@ Handles the application owns (adopted with `keep`, or never given to
 recognised only when ownlint sees it made; what the target does with the
 handle is not examined.
 """,
-    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.4.4. API.md section 1.",
+    references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.4.4.",
 )
 
 

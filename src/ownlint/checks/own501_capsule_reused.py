@@ -38,7 +38,7 @@ leave the capsule's name alone. `from_dlpack(obj)` on an object rather than a
 capsule calls `obj.__dlpack__()` itself and may be repeated freely. A capsule
 passed to any other call is not assumed consumed.
 """,
-    references="DLPack exchange protocol (capsule names `dltensor` / `used_dltensor`); dpctl `_get_capsule`. API.md section 4.",
+    references="DLPack exchange protocol (capsule names `dltensor` / `used_dltensor`); dpctl `_get_capsule`.",
 )
 
 

@@ -39,7 +39,7 @@ A context rebuilt from a capsule (`dpctl.SyclContext(cap)`) may be the
 default one: no finding. Arrays received from a caller carry no known
 context. Consuming the exported capsule later is not reported again.
 """,
-    references="DLPack exchange protocol for SYCL USM allocations (`kDLOneAPI`); dpctl. API.md section 4.",
+    references="DLPack exchange protocol for SYCL USM allocations (`kDLOneAPI`); dpctl.",
 )
 
 

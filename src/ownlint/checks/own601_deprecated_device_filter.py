@@ -41,7 +41,7 @@ an exact `ONEAPI_DEVICE_SELECTOR` equivalent (`level_zero:gpu`, `level_zero`
 -> `level_zero:*`), unsafe (`--unsafe-fixes`) for `level_zero:gpu:N` ->
 `level_zero:N`, whose device numbering may differ.
 """,
-    references="oneAPI DPC++ environment variables (`ONEAPI_DEVICE_SELECTOR`). API.md section 5.",
+    references="oneAPI DPC++ environment variables (`ONEAPI_DEVICE_SELECTOR`).",
 )
 
 _HOW = {

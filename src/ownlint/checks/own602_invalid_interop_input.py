@@ -43,7 +43,7 @@ Only literal inputs are checked: a device list or property list built at run
 time gives no finding. That all devices of a context share one platform is
 not checked.
 """,
-    references="SYCL Level-Zero backend specification 4.5 and its `make_*` requirements. API.md sections 1 and 5.",
+    references="SYCL Level-Zero backend specification 4.5 and its `make_*` requirements.",
 )
 
 

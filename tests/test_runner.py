@@ -242,26 +242,26 @@ def test_workers_fork_only_without_other_threads() -> None:
         other.join()
 
 
-def test_workers_and_the_host_unfreeze_libcst_nodes_their_caller_does_not(tmp_path: Path) -> None:
-    """Only processes that run nothing but the engine make libcst's node
-    classes unfrozen (`parsing.unfreeze_nodes`): a worker as it starts, the
-    host as it loads the engine; a process that calls the engine keeps them."""
+def test_workers_and_the_host_leave_libcst_as_it_is(tmp_path: Path) -> None:
+    """No process of a run changes libcst's node classes: not the caller of
+    a parallel run, not a worker as it starts, not the host as it loads
+    the engine (their nodes stay frozen)."""
     script = (
         "import libcst\n"
         "from ownlint import api, host, runner\n"
         "from ownlint.config import default_config\n"
-        "def unfrozen():\n"
-        "    return libcst.Name.__setattr__ is object.__setattr__\n"
+        "def frozen():\n"
+        "    return libcst.Name.__setattr__ is not object.__setattr__\n"
         "runner.PARALLEL_MIN_LINES = 50\n"
         f"api.check_paths([{str(FIXTURES)!r}], default_config(), jobs=2)\n"
-        "print(unfrozen())\n"
+        "print(frozen())\n"
         "from ownlint import workers\n"
         "workers.start_worker()\n"
-        "print(unfrozen())\n"
+        "print(frozen())\n"
+        "host.load_engine_alone()\n"
+        "print(frozen())\n"
     )
-    assert run_script(script, tmp_path).split() == ["False", "True"]
-    script = "import libcst\nfrom ownlint import host\nhost.load_engine_alone()\nprint(libcst.Name.__setattr__ is object.__setattr__)\n"
-    assert run_script(script, tmp_path).split() == ["True"]
+    assert run_script(script, tmp_path).split() == ["True", "True", "True"]
 
 
 def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ownlint.slots import fast_init, pickle_by_fields
 
 
-@pickle_by_fields
-@fast_init
 @dataclass(frozen=True, slots=True, order=True)
 class Span:
     """A source range: 1-based lines and columns, the end column exclusive."""
@@ -19,8 +16,6 @@ class Span:
     end_column: int
 
 
-@pickle_by_fields
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Related:
     """A place that tells part of a finding's story ("first freed here")."""
@@ -30,7 +25,6 @@ class Related:
     message: str
 
 
-@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Edit:
     """Replace the text of `span` with `content`."""
@@ -39,7 +33,6 @@ class Edit:
     content: str
 
 
-@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Fix:
     applicability: str  # "safe" or "unsafe"
@@ -47,8 +40,6 @@ class Fix:
     edits: tuple[Edit, ...]
 
 
-@pickle_by_fields
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """One finding.
@@ -72,7 +63,6 @@ class Diagnostic:
         return (self.path, self.span.line, self.span.column, self.code)
 
 
-@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class FileError:
     """A file that could not be (fully) checked, with a one-line reason.
@@ -86,7 +76,6 @@ class FileError:
     kind: str = "error"
 
 
-@pickle_by_fields
 @dataclass(slots=True)
 class FileReport:
     path: str

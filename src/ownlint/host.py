@@ -50,12 +50,8 @@ def load_engine() -> ModuleType:
 
 def load_engine_alone() -> None:
     """`load_engine`, in a process that runs nothing but the engine (the host,
-    a worker): libcst's node classes lose their frozen `__setattr__`, which
-    makes parsing cheaper (`ownlint.engine.parsing.unfreeze_nodes`)."""
+    a worker). Nothing more than `load_engine`: libcst is used as it comes."""
     load_engine()
-    from ownlint.engine.parsing import unfreeze_nodes
-
-    unfreeze_nodes()
 
 
 def die_with_parent() -> None:

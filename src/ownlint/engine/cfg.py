@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ownlint.slots import fast_init
 
 from ownlint.engine.walk import walk
 
@@ -56,7 +55,6 @@ def source_of(node: cst.CSTNode) -> str:
     return " ".join(text.split())
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, eq=False)
 class Elem:
     """One step of a block.
@@ -93,7 +91,6 @@ class Elem:
         return source_of(self.node)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Edge:
     src: int

@@ -34,7 +34,6 @@ from typing import Union
 
 import libcst as cst
 
-from ownlint.slots import fast_init
 
 # handle states
 LIVE = "live"  # the application's (or nothing known)
@@ -50,7 +49,6 @@ OWNER_DEAD = "owner-dead"
 MAX_PATHS = 128
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Step:
     """One event of a handle's story, in file number `unit`."""
@@ -63,7 +61,6 @@ class Step:
     stmt: cst.CSTNode | None = field(default=None, compare=False, hash=False)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class HState:
     """An abstract object's typestate. The story does not take part in equality:

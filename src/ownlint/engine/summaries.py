@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Union
 
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
-from ownlint.slots import fast_init
 
 
 def _objects(v: object) -> list[int]:
@@ -50,7 +49,6 @@ ValueDesc = Union[None, tuple]
 OwnerDesc = Union[None, tuple]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Outcome:
     conds: tuple[tuple[int, bool], ...]  # parameter index -> assumed truthiness
@@ -60,7 +58,6 @@ class Outcome:
     ret: ValueDesc
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Summary:
     name: str  # for messages: `release`, `Arena.release`

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ownlint.slots import fast_init
 
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, may_raise, source_of
 from ownlint.engine.models import ModelSet
@@ -69,7 +68,6 @@ from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary
 Resolver = Callable[[cst.Call, str, bool], "Summary | None"]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class RawViolation:
     """A violation still holding syntax nodes (positions come later, if needed)."""

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ownlint.diagnostics import Span
-from ownlint.slots import fast_init
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class StoryStep:
     """One event in a handle's history: where it happened and what it was."""
@@ -18,7 +16,6 @@ class StoryStep:
     label: str  # "allocated here", "first freed here", "freed here, inside `release`"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Violation:
     """A proved defect at `span`, about the handle spelled `handle` there.

@@ -1,4 +1,4 @@
-"""Deprecated SYCL environment variables (API.md section 5, OWN601).
+"""Deprecated SYCL environment variables (OWN601).
 
 A syntactic check over the whole module (it is about names and keys, not
 about a handle's state), with keys folded through module constants and

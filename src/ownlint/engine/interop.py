@@ -1,5 +1,5 @@
-"""Capsules, context provenance, threads and host tasks (API.md section 4,
-RULES.md OWN402, OWN403, OWN501, OWN502, OWN602): the rest of the catalogue
+"""Capsules, context provenance, threads and host tasks (rules OWN402,
+OWN403, OWN501, OWN502, OWN602; `ownlint explain` documents each): the rest of the catalogue
 that follows values, as a mixin of the evaluator.
 
 - A capsule is an object tagged "capsule"; a consumer moves it to CONSUMED,

@@ -2,8 +2,8 @@
 
 A form is a sum of monomials with integer coefficients: `2*P + 100`,
 `n*P` (for an unknown integer `n`), `8192`. `P` is the host page size, a
-power of two of at least 4096 that the analysis does not fix (API.md section
-3), unless the user sets `page-size`, when it is that number. Other symbols
+power of two of at least 4096 that the analysis does not fix (the Level
+Zero external memory mapping extension requires page alignment), unless the user sets `page-size`, when it is that number. Other symbols
 stand for integers the analysis could not compute; a form that mentions one
 is still aligned when every term has a factor `P`.
 
@@ -63,7 +63,7 @@ def aligned(a: Lin, page_size: int | None) -> bool | None:
     """Whether `a` is a multiple of the page size: True, False, or None (unknown).
 
     With a symbolic page size a literal multiple of 4096 is accepted
-    (RULES.md OWN302); a term with P is aligned whatever multiplies it.
+    (OWN302); a term with P is aligned whatever multiplies it.
     """
     unit = page_size or MIN_PAGE
     misaligned_constant = False

@@ -1,4 +1,4 @@
-"""Host memory and its external mappings (API.md section 3, rules OWN301-OWN305).
+"""Host memory and its external mappings (rules OWN301-OWN305).
 
 Values this adds to the evaluator (state.py lists the others):
   ("lin", form)              an integer as a linear form over the page size

@@ -47,7 +47,7 @@ class Release:
 
 @dataclass(frozen=True, slots=True)
 class Ownership:
-    """How an adopting call spells the handle and the ownership (API.md section 1)."""
+    """How an adopting call spells the handle and the ownership (an `[[adopt]]` entry of a model file)."""
 
     keywords: tuple[str, ...] = ()  # `ownership=` keyword names
     fields: tuple[str, ...] = ()  # the ownership field of a backend-input record
@@ -139,7 +139,7 @@ class MapCall:
 
 @dataclass(slots=True)
 class MemoryModel:
-    """Where host memory comes from, for mappings (API.md section 3)."""
+    """Where host memory comes from, for mappings (the memory sections of a model file, rules/memmap.toml)."""
 
     page_size: set[str] = field(default_factory=set)
     page_size_calls: set[str] = field(default_factory=set)

@@ -1,8 +1,8 @@
 """Name resolution: one pass over a module's imports and top-level bindings.
 
-STYLE.md explains why this is ours and not libcst's `QualifiedNameProvider`:
-the provider costs several times the parse, and ownlint needs only what a
-module imports and defines.
+This is ours and not libcst's `QualifiedNameProvider`: the provider costs
+several times the parse, and ownlint needs only what a module imports and
+defines.
 
 Known limits:
 - Imports anywhere in the module (also inside functions) are pooled into one

@@ -160,7 +160,7 @@ def _lambdas_and_yields(
 
 def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, object]:
     """Module-level names bound exactly once, to a literal, the page size, or
-    arithmetic on those (RULES.md "Constants are folded")."""
+    arithmetic on those (constants are folded, as `ownlint explain OWN302` says)."""
     counts: dict[str, int] = {}
     values: dict[str, cst.BaseExpression] = {}
     for stmt in module.body:

@@ -8,7 +8,7 @@ typestates along (`state.py`); a step that breaks a rule records a
 violation, once per handle per path (after its first finding a handle is
 marked `reported` on that path and raises nothing more there).
 
-What counts (RULES.md "What counts"):
+What counts (the rules' shared definitions):
 - a *use* is passing a handle, an alias or a derived value to a call that is
   not an inspection built-in, or reading through it (`h[0]`);
 - `h.value`, `int(h)`, `ctypes.cast(h, T)`, `c_void_p(h.value)`, `h + n` are
@@ -824,7 +824,7 @@ class _Eval(MemoryEval, InteropEval):
         if not (may_raise(node.body) or may_raise(node.orelse)):
             # a choice between plain values is one merged value: a fact that could
             # be either (`own = keep if b else transfer`) is unknown, and no finding
-            # may rest on it (RULES.md "How findings are chosen")
+            # may rest on it (findings rest on proof, not suspicion)
             a, b = self.expr(node.body), self.expr(node.orelse)
             if a == b:
                 return a
@@ -1063,7 +1063,7 @@ class _Eval(MemoryEval, InteropEval):
         return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).kind in (OWNER, OWNER_DEAD)
 
     def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool:
-        """API.md's precision guard (a): the callee's module is an interop module."""
+        """The precision guard: the callee's module is an interop module (`interop-modules`)."""
         module = qualified.rpartition(".")[0]
         words = (*modules, *self.fa.interop_modules)
         return any(w in module for w in words)
@@ -1076,7 +1076,7 @@ class _Eval(MemoryEval, InteropEval):
 
     # -- SYCL interop --------------------------------------------------------------
     def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
-        """"keep", "transfer", or "unknown" (API.md section 1 spellings)."""
+        """"keep", "transfer", or "unknown" (the ownership spellings the models list)."""
         own = adopt.ownership
         value: Val = None
         given = False

@@ -1,19 +1,25 @@
 """The one registry of rule codes (mypy's errorcodes.py).
 
 Each rule is declared once, in its check module under `ownlint.checks`, with
-its documentation in Ruff's sections. `ownlint rules`, `ownlint explain`, the
-README table, SARIF rule metadata and the language server's hover are all
-generated from these records.
+its documentation in Ruff's sections and its INVALID / VALID examples (Fixit's),
+complete modules that tests/test_rule_examples.py checks. `ownlint rules`,
+`ownlint explain`, the README table, docs/rules.md, SARIF rule metadata and
+the language server's hover are all generated from these records.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 DOCS_URL = "https://github.com/ownlint/ownlint/blob/main/docs/rules.md#{anchor}"
+
+# `# E: OWN201` on a line of an INVALID example: ownlint must report OWN201
+# there (tests/test_rule_examples.py; the syntax of tests/fixtures)
+EXPECTED = re.compile(r"#\s*E:\s*(?=OWN[0-9]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +30,12 @@ class Rule:
     summary: str  # one line
     what_it_does: str
     why_bad: str
-    example: str
-    use_instead: str
+    # Complete, self-contained modules (Fixit's VALID / INVALID), which the
+    # test suite checks: ownlint reports in each INVALID one exactly the lines
+    # marked `# E: OWNnnn`, and nothing in a VALID one (the look-alike
+    # correct code). The documentation shows them with `# OWNnnn`.
+    invalid: tuple[str, ...]
+    valid: tuple[str, ...]
     known_limits: str
     references: str
 
@@ -48,15 +58,26 @@ class Rule:
             "",
             self.why_bad.strip(),
         ]
-        if self.example.strip():
-            parts += ["", "## Example", "", "```python", self.example.strip("\n"), "```"]
-        if self.use_instead.strip():
-            parts += ["", "## Use instead", "", "```python", self.use_instead.strip("\n"), "```"]
+        for heading, examples in (("Example", self.invalid), ("Use instead", self.valid)):
+            if examples:
+                parts += ["", f"## {heading}"]
+                for text in examples:
+                    parts += ["", "```python", shown(text), "```"]
         if self.known_limits.strip():
             parts += ["", "## Known limits", "", self.known_limits.strip()]
         if self.references.strip():
             parts += ["", "## References", "", self.references.strip()]
         return "\n".join(parts) + "\n"
+
+
+def example_source(text: str) -> str:
+    """An example as the module it is: without the blank line that opens its string."""
+    return text.lstrip("\n")
+
+
+def shown(text: str) -> str:
+    """An example as the documentation shows it: `# E: OWN201` reads `# OWN201`."""
+    return EXPECTED.sub("# ", example_source(text).rstrip("\n"))
 
 
 @functools.cache

@@ -16,18 +16,31 @@ Reports a file the parser rejects, at the first line it cannot read.
 ownlint cannot check what it cannot parse, so every other rule is silent for
 this file. The interpreter would reject it too.
 """,
-    example="""
-def f(:
-    pass
+    invalid=(
+        """
+from ze import *
+
+
+def release(hctx, ptr)  # E: OWN001
+    zeMemFree(hctx, ptr)
 """,
-    use_instead="""
-def f():
-    pass
+    ),
+    valid=(
+        """
+from ze import *
+
+
+def release(hctx, ptr):
+    zeMemFree(hctx, ptr)
 """,
+    ),
     known_limits="""
 ownlint parses the Python 3 grammar that libcst supports (up to 3.12 syntax on
 the libcst versions it needs); syntax newer than that is reported here even if
-your interpreter accepts it.
+your interpreter accepts it. A file that names nothing ownlint knows (no
+Level Zero function, `make_*`, `get_native`, `__dlpack__`, ...) and calls
+nothing in the checked tree that does is not parsed at all, so its syntax
+errors are not reported.
 """,
     references="",
 )

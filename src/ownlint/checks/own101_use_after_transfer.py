@@ -20,14 +20,34 @@ own threads; Level Zero handles are not thread-safe (4.4.4), so the
 application's direct calls race with the runtime's. Once the owner dies the
 handle is destroyed and the same use is OWN102.
 """,
-    example="""
-q = make_queue(hq, ctx, device=dev)
-zeCommandQueueSynchronize(hq, UINT64_MAX)     # OWN101
+    invalid=(
+        """
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+UINT64_MAX = 2**64 - 1
+
+
+def adopt_queue(hq, ctx, dev):
+    q = lz.make_queue(hq, ctx, device=dev)
+    zeCommandQueueSynchronize(hq, UINT64_MAX)  # E: OWN101
+    return q
 """,
-    use_instead="""
-q = make_queue(hq, ctx, device=dev, ownership=ownership.keep)
-zeCommandQueueSynchronize(hq, UINT64_MAX)     # the application still owns hq
+    ),
+    valid=(
+        """
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+UINT64_MAX = 2**64 - 1
+
+
+def adopt_queue(hq, ctx, dev):
+    q = lz.make_queue(hq, ctx, device=dev, ownership=lz.ownership.keep)
+    zeCommandQueueSynchronize(hq, UINT64_MAX)  # the application still owns hq
+    return q
 """,
+    ),
     known_limits="""
 An ownership ownlint cannot read (a variable with several possible values)
 gives no finding. `get_native(q)` results are their own borrowed values:

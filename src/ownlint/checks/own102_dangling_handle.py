@@ -22,16 +22,49 @@ When the owner dies the runtime destroys the native object (4.4.1, 4.4.3):
 the handle now names freed driver state, and a later call on it crashes or
 corrupts another object that reused it.
 """,
-    example="""
-def native_queue(hq, ctx, dev):
-    q = make_queue(hq, ctx, device=dev)
-    return get_native(q)                      # OWN102: q dies here
+    invalid=(
+        """
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+UINT64_MAX = 2**64 - 1
+
+
+def run_once(hq, ctx, dev, cgf):
+    q = lz.make_queue(hq, ctx, device=dev)
+    q.submit(cgf)
+    del q
+    zeCommandQueueSynchronize(hq, UINT64_MAX)  # E: OWN102
 """,
-    use_instead="""
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
 def native_queue(hq, ctx, dev):
-    q = make_queue(hq, ctx, device=dev)
-    return q, get_native(q)                   # the caller keeps q alive
+    q = lz.make_queue(hq, ctx, device=dev)
+    return lz.get_native(q)  # E: OWN102 (q dies here)
 """,
+    ),
+    valid=(
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
+def run_once(hq, ctx, dev, cgf):
+    q = lz.make_queue(hq, ctx, device=dev)
+    q.submit(cgf)
+    q.wait()  # synchronize through the owner, while it lives
+    del q
+""",
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
+def native_queue(hq, ctx, dev):
+    q = lz.make_queue(hq, ctx, device=dev)
+    return q, lz.get_native(q)  # the caller keeps q alive
+""",
+    ),
     known_limits="""
 An owner passed to another call (other than `get_native` and inspection
 built-ins) may be retained by it, so its death is never proved afterwards. A

@@ -17,14 +17,28 @@ Reports a `make_*` call with ownership `transfer` of a handle that an earlier
 Both SYCL objects believe they own the handle and both destroy it: a double
 destroy inside the runtime, at a time the application does not control.
 """,
-    example="""
-compute_q = make_queue(hq, ctx, device=dev)
-copy_q = make_queue(hq, ctx, device=dev)      # OWN103
+    invalid=(
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
+def make_queues(hq, ctx, dev):
+    compute_q = lz.make_queue(hq, ctx, device=dev)
+    copy_q = lz.make_queue(hq, ctx, device=dev)  # E: OWN103
+    return compute_q, copy_q
 """,
-    use_instead="""
-compute_q = make_queue(hq, ctx, device=dev)
-copy_q = make_queue(hq, ctx, device=dev, ownership=ownership.keep)   # or a second native queue
+    ),
+    valid=(
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
+def make_queues(hq_compute, hq_copy, ctx, dev):
+    compute_q = lz.make_queue(hq_compute, ctx, device=dev)
+    copy_q = lz.make_queue(hq_copy, ctx, device=dev)  # a native queue of its own
+    return compute_q, copy_q
 """,
+    ),
     known_limits="""
 A second `make_*` with `keep` of a transferred handle is a use (OWN101, or
 OWN102 when the first owner is dead), not this rule.

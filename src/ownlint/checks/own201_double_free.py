@@ -19,15 +19,46 @@ Level Zero does not guard against a second release: the driver may have
 handed the same address or handle to another allocation, which is then torn
 down under its owner's feet. The crash, if any, comes much later and far away.
 """,
-    example="""
-zeMemFree(ctx, p)
-if retry:
-    zeMemFree(ctx, p)   # OWN201
+    invalid=(
+        """
+from ze import *
+
+UINT64_MAX = 2**64 - 1
+
+
+def finish(hctx, hq, scratch):
+    if zeCommandQueueSynchronize(hq, UINT64_MAX) != ZE_RESULT_SUCCESS:
+        zeMemFree(hctx, scratch)
+    zeMemFree(hctx, scratch)  # E: OWN201
 """,
-    use_instead="""
-zeMemFree(ctx, p)
-p = None                # or release in exactly one place, e.g. a `finally`
+    ),
+    valid=(
+        """
+from ze import *
+
+UINT64_MAX = 2**64 - 1
+
+
+def finish(hctx, hq, scratch):
+    if zeCommandQueueSynchronize(hq, UINT64_MAX) != ZE_RESULT_SUCCESS:
+        zeMemFree(hctx, scratch)
+        return False
+    zeMemFree(hctx, scratch)
+    return True
 """,
+        """
+from ze import *
+
+UINT64_MAX = 2**64 - 1
+
+
+def finish(hctx, hq, scratch):
+    try:
+        return zeCommandQueueSynchronize(hq, UINT64_MAX) == ZE_RESULT_SUCCESS
+    finally:
+        zeMemFree(hctx, scratch)  # the one place scratch is released
+""",
+    ),
     known_limits="""
 A release through a handle stored in an object's attribute is followed only
 inside one method (and the `self.method()` calls it makes). Branches on the

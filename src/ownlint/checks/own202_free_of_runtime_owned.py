@@ -20,16 +20,42 @@ died by then.
 runtime destroys it when the owner dies, so this is a double destroy; for
 buffers (4.5) the runtime may still be using the memory.
 """,
-    example="""
-buf = make_buffer(ptr, ctx)                   # transfer: the runtime frees ptr
-zeMemFree(hctx, ptr)                          # OWN202
+    invalid=(
+        """
+import ctypes
+
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+
+def wrap(hctx, hdev, ctx, nbytes):
+    desc = ze_device_mem_alloc_desc_t(stype=ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC)
+    ptr = ctypes.c_void_p()
+    zeMemAllocDevice(hctx, ctypes.byref(desc), nbytes, 64, hdev, ctypes.byref(ptr))
+    buf = lz.make_buffer(ptr, ctx)  # transfer: the runtime frees ptr with buf
+    zeMemFree(hctx, ptr)  # E: OWN202
+    return buf
 """,
-    use_instead="""
-buf = make_buffer(ptr, ctx, ownership=ownership.keep)
-...
-del buf
-zeMemFree(hctx, ptr)
+    ),
+    valid=(
+        """
+import ctypes
+
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+
+def wrap(hctx, hdev, ctx, nbytes):
+    desc = ze_device_mem_alloc_desc_t(stype=ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC)
+    ptr = ctypes.c_void_p()
+    zeMemAllocDevice(hctx, ctypes.byref(desc), nbytes, 64, hdev, ctypes.byref(ptr))
+    buf = lz.make_buffer(ptr, ctx, ownership=lz.ownership.keep)
+    size = buf.byte_size()
+    del buf
+    zeMemFree(hctx, ptr)  # the application kept ownership, and buf is gone
+    return size
 """,
+    ),
     known_limits="An ownership ownlint cannot read gives no finding.",
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.5.",
 )

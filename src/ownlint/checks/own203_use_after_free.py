@@ -20,17 +20,37 @@ After `zeMemFree` or `ze*Destroy` the handle names nothing: the driver may
 reuse it for a new object, so the use reads or writes someone else's memory,
 or the call fails in a way the caller rarely checks.
 """,
-    example="""
-zeMemFree(ctx, scratch)
-zeCommandListAppendMemoryCopy(cl, out, scratch, n, None, 0, None)   # OWN203
+    invalid=(
+        """
+from ze import *
+
+
+def transform(hctx, hcl, src, out, scratch, nbytes):
+    zeCommandListAppendMemoryCopy(hcl, scratch, src, nbytes, None, 0, None)
+    zeCommandListAppendBarrier(hcl, None, 0, None)
+    zeMemFree(hctx, scratch)
+    zeCommandListAppendMemoryCopy(hcl, out, scratch, nbytes, None, 0, None)  # E: OWN203
 """,
-    use_instead="""
-zeCommandListAppendMemoryCopy(cl, out, scratch, n, None, 0, None)
-zeCommandListClose(cl)
-zeCommandQueueExecuteCommandLists(q, 1, ctypes.byref(cl), None)
-zeCommandQueueSynchronize(q, UINT64_MAX)
-zeMemFree(ctx, scratch)
+    ),
+    valid=(
+        """
+import ctypes
+
+from ze import *
+
+UINT64_MAX = 2**64 - 1
+
+
+def transform(hctx, hq, hcl, src, out, scratch, nbytes):
+    zeCommandListAppendMemoryCopy(hcl, scratch, src, nbytes, None, 0, None)
+    zeCommandListAppendBarrier(hcl, None, 0, None)
+    zeCommandListAppendMemoryCopy(hcl, out, scratch, nbytes, None, 0, None)
+    zeCommandListClose(hcl)
+    zeCommandQueueExecuteCommandLists(hq, 1, ctypes.byref(hcl), None)
+    zeCommandQueueSynchronize(hq, UINT64_MAX)
+    zeMemFree(hctx, scratch)  # nothing uses scratch any more
 """,
+    ),
     known_limits="""
 Passing a handle to an inspection built-in (`print`, `repr`, `id`, a logging
 call, an f-string) or comparing it is not a use. A child used after its parent

@@ -19,16 +19,32 @@ With `keep` the application owns the handle but must outlive every SYCL
 object built on it (4.4.2); for buffers the destructor blocks on the memory
 (4.5). Destroying it first leaves the SYCL object on freed driver state.
 """,
-    example="""
-ctx_s = make_context(hctx, devices=[dev], ownership=ownership.keep)
-zeContextDestroy(hctx)                        # OWN204: ctx_s still alive
+    invalid=(
+        """
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+
+def adopt_context(hctx, dev):
+    ctx = lz.make_context(hctx, devices=[dev], ownership=lz.ownership.keep)
+    zeContextDestroy(hctx)  # E: OWN204 (ctx still uses hctx)
+    return ctx
 """,
-    use_instead="""
-ctx_s = make_context(hctx, devices=[dev], ownership=ownership.keep)
-...
-del ctx_s
-zeContextDestroy(hctx)
+    ),
+    valid=(
+        """
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+
+def count_devices(hctx, dev):
+    ctx = lz.make_context(hctx, devices=[dev], ownership=lz.ownership.keep)
+    n = len(ctx.get_devices())
+    del ctx
+    zeContextDestroy(hctx)  # the SYCL context built on hctx is gone
+    return n
 """,
+    ),
     known_limits="""
 Liveness is proved only by a live local reference. An owner passed to a call
 and then deleted may or may not be alive: no finding.

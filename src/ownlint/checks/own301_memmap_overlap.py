@@ -23,21 +23,89 @@ Two live mappings of the same pages share that state: releasing one tears
 down the other's device page tables, and the device then faults, or reads
 and writes pages the driver no longer considers mapped.
 """,
-    example="""
-# map_range(hctx, addr, size): zeMemAllocHost over [addr, addr + size) through a memmap descriptor
-buf = mmap.mmap(-1, 8 * PAGE)
-base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
-lo = map_range(hctx, base, 4 * PAGE)
-hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)       # OWN301: overlaps lo
+    invalid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def map_range(hctx, addr, nbytes):
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC, pSystemMemory=addr, size=nbytes)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), nbytes, PAGE, ctypes.byref(ptr))
+    return ptr
+
+
+def map_halves(hctx):
+    buf = mmap.mmap(-1, 8 * PAGE)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    lo = map_range(hctx, base, 4 * PAGE)
+    hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)  # E: OWN301 (overlaps lo)
+    return buf, lo, hi
 """,
-    use_instead="""
-buf = mmap.mmap(-1, 8 * PAGE)
-base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
-lo = map_range(hctx, base, 2 * PAGE)
-hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)       # disjoint: [base + 2*P, base + 6*P)
-# or release the first mapping before mapping the pages again:
-# zeMemFree(hctx, lo)
+    ),
+    valid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def map_range(hctx, addr, nbytes):
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC, pSystemMemory=addr, size=nbytes)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), nbytes, PAGE, ctypes.byref(ptr))
+    return ptr
+
+
+def map_halves(hctx):
+    buf = mmap.mmap(-1, 8 * PAGE)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    lo = map_range(hctx, base, 4 * PAGE)
+    hi = map_range(hctx, base + 4 * PAGE, 4 * PAGE)  # disjoint: [base + 4 pages, base + 8 pages)
+    return buf, lo, hi
 """,
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def map_range(hctx, addr, nbytes):
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC, pSystemMemory=addr, size=nbytes)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), nbytes, PAGE, ctypes.byref(ptr))
+    return ptr
+
+
+def remap(hctx):
+    buf = mmap.mmap(-1, 8 * PAGE)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    lo = map_range(hctx, base, 4 * PAGE)
+    zeMemFree(hctx, lo)  # release the first mapping before mapping its pages again
+    hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)
+    return buf, hi
+""",
+    ),
     known_limits="""
 Ranges are compared only when both derive from the same base buffer;
 mappings of two different buffers never overlap. An address or size the

@@ -26,26 +26,50 @@ neighbouring bytes too, so the device reads and writes memory outside the
 buffer. Python allocators other than `mmap` align to 16 bytes or so, never
 to a page.
 """,
-    example="""
-buf = bytearray(4 * PAGE)                             # no page-alignment guarantee
-ext = ze_external_memmap_sysmem_ext_desc_t(
-    stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
-    pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(buf)), size=4 * PAGE)
-desc = ze_host_mem_alloc_desc_t(
-    stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
-ptr = ctypes.c_void_p()
-zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))   # OWN302
+    invalid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def upload(hctx, npages):
+    staging = bytearray(npages * PAGE)  # no page-alignment guarantee
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+        pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(staging)), size=npages * PAGE)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))  # E: OWN302
+    return staging, ptr
 """,
-    use_instead="""
-buf = mmap.mmap(-1, 4 * PAGE)                         # page-aligned anonymous memory
-ext = ze_external_memmap_sysmem_ext_desc_t(
-    stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
-    pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(buf)), size=4 * PAGE)
-desc = ze_host_mem_alloc_desc_t(
-    stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
-ptr = ctypes.c_void_p()
-zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))
+    ),
+    valid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def upload(hctx, npages):
+    staging = mmap.mmap(-1, npages * PAGE)  # anonymous memory is page-aligned
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+        pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(staging)), size=npages * PAGE)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))
+    return staging, ptr
 """,
+    ),
     known_limits="""
 A size or offset the analysis cannot compute gives no finding. A literal
 multiple of 4096 is accepted as page-aligned (hard-coding the page size is a

@@ -23,29 +23,53 @@ requires the flag for memory the host may not write: the mapping then fails,
 or the device is allowed to write into a read-only file mapping or an
 immutable `bytes` object that other Python code shares.
 """,
-    example="""
-f = open("weights.bin", "rb")
-buf = mmap.mmap(f.fileno(), 4 * PAGE, access=mmap.ACCESS_READ)
-ext = ze_external_memmap_sysmem_ext_desc_t(
-    stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
-    pSystemMemory=numpy.frombuffer(buf, dtype=numpy.uint8).ctypes.data, size=4 * PAGE)
-desc = ze_host_mem_alloc_desc_t(
-    stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
-ptr = ctypes.c_void_p()
-zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))   # OWN303
+    invalid=(
+        """
+import ctypes
+import mmap
+
+import numpy as np
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def map_weights(hctx, f, npages):
+    blob = mmap.mmap(f.fileno(), npages * PAGE, access=mmap.ACCESS_READ)
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+        pSystemMemory=np.frombuffer(blob, dtype=np.uint8).ctypes.data, size=npages * PAGE)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))  # E: OWN303
+    return blob, ptr
 """,
-    use_instead="""
-f = open("weights.bin", "rb")
-buf = mmap.mmap(f.fileno(), 4 * PAGE, access=mmap.ACCESS_READ)
-ext = ze_external_memmap_sysmem_ext_desc_t(
-    stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
-    pSystemMemory=numpy.frombuffer(buf, dtype=numpy.uint8).ctypes.data, size=4 * PAGE)
-desc = ze_host_mem_alloc_desc_t(
-    stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p),
-    flags=ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY)
-ptr = ctypes.c_void_p()
-zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))
+    ),
+    valid=(
+        """
+import ctypes
+import mmap
+
+import numpy as np
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def map_weights(hctx, f, npages):
+    blob = mmap.mmap(f.fileno(), npages * PAGE, access=mmap.ACCESS_READ)
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+        pSystemMemory=np.frombuffer(blob, dtype=np.uint8).ctypes.data, size=npages * PAGE)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p),
+        flags=ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY)
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))
+    return blob, ptr
 """,
+    ),
     known_limits="""
 Only memory ownlint sees made read-only (the sources above) counts; a buffer
 received from a caller is not known to be read-only. `flags` it cannot

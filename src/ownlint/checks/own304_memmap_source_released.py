@@ -24,19 +24,54 @@ are unmapped or reused by the host allocator while the device still
 addresses them, which is undefined behaviour: device faults, or silent
 corruption of whatever the host puts there next.
 """,
-    example="""
-buf = mmap.mmap(-1, 4 * PAGE)
-ptr = map_range(hctx, ctypes.addressof(ctypes.c_char.from_buffer(buf)), 4 * PAGE)
-buf.close()                                           # OWN304: ptr still maps buf
-zeMemFree(hctx, ptr)
+    invalid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def stage(hctx, hcl, dst, npages):
+    buf = mmap.mmap(-1, npages * PAGE)
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+        pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(buf)), size=npages * PAGE)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))
+    zeCommandListAppendMemoryCopy(hcl, dst, ptr, ext.size, None, 0, None)
+    buf.close()  # E: OWN304 (ptr still maps buf)
+    zeMemFree(hctx, ptr)
 """,
-    use_instead="""
-buf = mmap.mmap(-1, 4 * PAGE)
-ptr = map_range(hctx, ctypes.addressof(ctypes.c_char.from_buffer(buf)), 4 * PAGE)
-...
-zeMemFree(hctx, ptr)                                  # release the mapping first
-buf.close()
+    ),
+    valid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def stage(hctx, hcl, dst, npages):
+    buf = mmap.mmap(-1, npages * PAGE)
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC,
+        pSystemMemory=ctypes.addressof(ctypes.c_char.from_buffer(buf)), size=npages * PAGE)
+    desc = ze_host_mem_alloc_desc_t(
+        stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, pNext=ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p))
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), ext.size, PAGE, ctypes.byref(ptr))
+    zeCommandListAppendMemoryCopy(hcl, dst, ptr, ext.size, None, 0, None)
+    zeMemFree(hctx, ptr)  # release the mapping first
+    buf.close()
 """,
+    ),
     known_limits="""
 A buffer passed to a call that may retain it is no longer known to die. A
 mapping that is never released, or whose buffer dies at the end of a function

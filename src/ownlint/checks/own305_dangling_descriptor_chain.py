@@ -24,16 +24,45 @@ descriptor from freed memory, which may already hold something else. The
 extension is then silently ignored or misread (a mapping becomes an ordinary
 allocation, or gets a garbage address or size).
 """,
-    example="""
-desc.pNext = ctypes.cast(ctypes.byref(ze_external_memmap_sysmem_ext_desc_t(pSystemMemory=addr, size=n)), ctypes.c_void_p)
-zeMemAllocHost(hctx, ctypes.byref(desc), n, PAGE, ctypes.byref(ptr))   # OWN305
+    invalid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def import_pages(hctx, addr, nbytes):
+    desc = ze_host_mem_alloc_desc_t(stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC)
+    desc.pNext = ctypes.cast(ctypes.byref(ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC, pSystemMemory=addr, size=nbytes)), ctypes.c_void_p)
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), nbytes, PAGE, ctypes.byref(ptr))  # E: OWN305
+    return ptr
 """,
-    use_instead="""
-ext = ze_external_memmap_sysmem_ext_desc_t(
-    stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC, pSystemMemory=addr, size=n)
-desc.pNext = ctypes.cast(ctypes.pointer(ext), ctypes.c_void_p)   # ext lives until after the call
-zeMemAllocHost(hctx, ctypes.byref(desc), n, PAGE, ctypes.byref(ptr))
+    ),
+    valid=(
+        """
+import ctypes
+import mmap
+
+from ze import *
+
+PAGE = mmap.PAGESIZE
+
+
+def import_pages(hctx, addr, nbytes):
+    ext = ze_external_memmap_sysmem_ext_desc_t(
+        stype=ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC, pSystemMemory=addr, size=nbytes)
+    desc = ze_host_mem_alloc_desc_t(stype=ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC)
+    desc.pNext = ctypes.cast(ctypes.byref(ext), ctypes.c_void_p)  # ext lives until after the call
+    ptr = ctypes.c_void_p()
+    zeMemAllocHost(hctx, ctypes.byref(desc), nbytes, PAGE, ctypes.byref(ptr))
+    return ptr
 """,
+    ),
     known_limits="""
 `ctypes.cast(ctypes.pointer(T(...)), c_void_p)` stored into a structure field
 is not a finding: ctypes keeps the pointed-to object alive in the field's

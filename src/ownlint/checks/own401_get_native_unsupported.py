@@ -18,15 +18,37 @@ Section 4.2 of the backend specification does not support `get_native` on
 buffers and images: the call fails at run time. Buffer memory is reached
 through `interop_handle.get_native_mem` inside a host task.
 """,
-    example="""
-buf = make_buffer(ptr, ctx)
-native = get_native(buf)                      # OWN401
+    invalid=(
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
+def export(ptr, ctx):
+    buf = lz.make_buffer(ptr, ctx)
+    return buf, lz.get_native(buf)  # E: OWN401
 """,
-    use_instead="""
-def task(ih):
-    ptr = ih.get_native_mem(acc)              # valid inside the host task only
-cgh.host_task(task)
+    ),
+    valid=(
+        """
+import ctypes
+
+from sycl.ext.oneapi import level_zero as lz
+
+
+def read_back(q, ptr, ctx, out, nbytes):
+    buf = lz.make_buffer(ptr, ctx)
+
+    def cgf(cgh):
+        acc = buf.get_access(cgh)
+
+        def task(ih):
+            ctypes.memmove(out, ih.get_native_mem(acc), nbytes)  # the native pointer, inside a host task
+
+        cgh.host_task(task)
+
+    q.submit(cgf).wait()
 """,
+    ),
     known_limits="Only objects ownlint saw made by `make_buffer` / `make_image` are known to be buffers or images.",
     references="SYCL Level-Zero backend specification 4.2.",
 )

@@ -23,19 +23,45 @@ other commands, while the task runs. Afterwards it may migrate, reuse or free
 that memory, so a pointer kept beyond the task points at memory the
 application no longer has any claim on.
 """,
-    example="""
+    invalid=(
+        """
+import ctypes
+
 saved = []
 
-def task(ih):
-    saved.append(ih.get_native_mem(acc))              # OWN402
-cgh.host_task(task)
+
+def read_back(q, buf, out, nbytes):
+    def cgf(cgh):
+        acc = buf.get_access(cgh)
+
+        def task(ih):
+            ptr = ih.get_native_mem(acc)
+            ctypes.memmove(out, ptr, nbytes)
+            saved.append(ptr)  # E: OWN402
+
+        cgh.host_task(task)
+
+    q.submit(cgf).wait()
 """,
-    use_instead="""
-def task(ih):
-    ptr = ih.get_native_mem(acc)
-    zeCommandListAppendMemoryCopy(hcl, staging, ptr, n, None, 0, None)   # use it inside the task only
-cgh.host_task(task)
+    ),
+    valid=(
+        """
+import ctypes
+
+
+def read_back(q, buf, out, nbytes):
+    def cgf(cgh):
+        acc = buf.get_access(cgh)
+
+        def task(ih):
+            ptr = ih.get_native_mem(acc)
+            ctypes.memmove(out, ptr, nbytes)  # used inside the task only
+
+        cgh.host_task(task)
+
+    q.submit(cgf).wait()
 """,
+    ),
     known_limits="""
 Only functions ownlint sees given to `host_task` are host tasks. A pointer
 passed to a call that may keep it is not followed into that call.

@@ -23,16 +23,44 @@ handle it owns from its own threads, and another application thread calling
 into it races with them. In another process the handle is only a number: it
 names nothing there.
 """,
-    example="""
-q = make_queue(hq, ctx, device=dev)
-t = threading.Thread(target=drain, args=(hq,))        # OWN403
-t.start()
+    invalid=(
+        """
+import threading
+
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+
+def poll(hq):
+    while zeCommandQueueSynchronize(hq, 0) == ZE_RESULT_NOT_READY:
+        pass
+
+
+def start(hq, ctx, dev):
+    q = lz.make_queue(hq, ctx, device=dev)
+    watcher = threading.Thread(target=poll, args=(hq,))  # E: OWN403
+    watcher.start()
+    return q, watcher
 """,
-    use_instead="""
-q = make_queue(hq, ctx, device=dev)
-t = threading.Thread(target=drain, args=(q,))         # share the SYCL object, not its native handle
-t.start()
+    ),
+    valid=(
+        """
+import threading
+
+from sycl.ext.oneapi import level_zero as lz
+
+
+def drain(q):
+    q.wait()
+
+
+def start(hq, ctx, dev):
+    q = lz.make_queue(hq, ctx, device=dev)
+    watcher = threading.Thread(target=drain, args=(q,))  # share the SYCL queue, not its native handle
+    watcher.start()
+    return q, watcher
 """,
+    ),
     known_limits="""
 Handles the application owns (adopted with `keep`, or never given to
 `make_*`) are its own business and are not reported. An executor is

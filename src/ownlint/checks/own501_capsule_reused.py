@@ -23,15 +23,29 @@ tensor or queue it carries and renames the capsule (`"dltensor"` becomes
 `"used_dltensor"`, `"SyclQueueRef"` becomes `"used_SyclQueueRef"`). The
 second consumer finds the used name and raises at run time.
 """,
-    example="""
-cap = x.__dlpack__()
-a = torch.utils.dlpack.from_dlpack(cap)
-b = torch.utils.dlpack.from_dlpack(cap)               # OWN501
+    invalid=(
+        """
+import torch.utils.dlpack
+
+
+def mirror(x):
+    cap = x.__dlpack__()
+    weights = torch.utils.dlpack.from_dlpack(cap)
+    grads = torch.utils.dlpack.from_dlpack(cap)  # E: OWN501
+    return weights, grads
 """,
-    use_instead="""
-a = torch.utils.dlpack.from_dlpack(x)                 # from_dlpack on the array asks for a fresh capsule
-b = torch.utils.dlpack.from_dlpack(x)
+    ),
+    valid=(
+        """
+import torch.utils.dlpack
+
+
+def mirror(x):
+    weights = torch.utils.dlpack.from_dlpack(x)  # from_dlpack asks x for a fresh capsule each time
+    grads = torch.utils.dlpack.from_dlpack(x)
+    return weights, grads
 """,
+    ),
     known_limits="""
 Only the consumers listed above count: some libraries copy a dpctl queue and
 leave the capsule's name alone. `from_dlpack(obj)` on an object rather than a

@@ -23,17 +23,35 @@ consumer can only assume the device's default platform context
 (`ext_oneapi_get_default_context`). Memory bound to any other context cannot
 be exported: `__dlpack__()` / `from_dlpack(...)` raises at run time.
 """,
-    example="""
-ctx = dpctl.SyclContext(dev)
-q = dpctl.SyclQueue(ctx, dev)
-x = dpt.empty(1024, dtype="f4", sycl_queue=q)
-t = torch.from_dlpack(x)                              # OWN502
+    invalid=(
+        """
+import dpctl
+import dpctl.tensor as dpt
+import torch
+
+
+def to_torch(host):
+    dev = dpctl.SyclDevice("level_zero:gpu")
+    ctx = dpctl.SyclContext(dev)
+    q = dpctl.SyclQueue(ctx, dev)
+    x = dpt.asarray(host, sycl_queue=q)
+    return torch.from_dlpack(x)  # E: OWN502
 """,
-    use_instead="""
-q = dpctl.SyclQueue(dev)                              # the device's default context
-x = dpt.empty(1024, dtype="f4", sycl_queue=q)
-t = torch.from_dlpack(x)
+    ),
+    valid=(
+        """
+import dpctl
+import dpctl.tensor as dpt
+import torch
+
+
+def to_torch(host):
+    dev = dpctl.SyclDevice("level_zero:gpu")
+    q = dpctl.SyclQueue(dev)  # the device's default context
+    x = dpt.asarray(host, sycl_queue=q)
+    return torch.from_dlpack(x)
 """,
+    ),
     known_limits="""
 A context rebuilt from a capsule (`dpctl.SyclContext(cap)`) may be the
 default one: no finding. Arrays received from a caller carry no known

@@ -26,12 +26,46 @@ it, so the program silently runs on a different device than intended.
 `ONEAPI_DEVICE_SELECTOR` replaces it, with its own syntax (`level_zero:gpu`,
 `level_zero:0`, `level_zero:*`).
 """,
-    example="""
-os.environ["SYCL_DEVICE_FILTER"] = "level_zero:gpu:0"     # OWN601
+    invalid=(
+        """
+import os
+
+os.environ["SYCL_DEVICE_FILTER"] = "level_zero:gpu"  # E: OWN601
+
+import dpctl
+
+
+def default_queue():
+    return dpctl.SyclQueue()
 """,
-    use_instead="""
-os.environ["ONEAPI_DEVICE_SELECTOR"] = "level_zero:0"
+        """
+import os
+
+
+def selected_devices():
+    return os.environ.get("SYCL_DEVICE_FILTER", "")  # E: OWN601
 """,
+    ),
+    valid=(
+        """
+import os
+
+os.environ["ONEAPI_DEVICE_SELECTOR"] = "level_zero:gpu"
+
+import dpctl
+
+
+def default_queue():
+    return dpctl.SyclQueue()
+""",
+        """
+import os
+
+
+def selected_devices():
+    return os.environ.get("ONEAPI_DEVICE_SELECTOR", "")
+""",
+    ),
     known_limits="""
 Removing the variable (`os.environ.pop(...)`, `del os.environ[...]`,
 `os.unsetenv`) is not reported, even though `pop` returns the value. A name

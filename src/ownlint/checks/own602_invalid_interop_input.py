@@ -26,18 +26,52 @@ list is created, so `make_queue` may not be given one; and a buffer adopts
 memory the runtime will later release and migrate as a Level Zero allocation
 (4.5), which host memory is not.
 """,
-    example="""
-ctx_s = make_context(hctx, devices=[])                                  # OWN602
-q = make_queue(hq, ctx_s, device=dev, properties=[compute_index(1)])    # OWN602
-buf = make_buffer(numpy.zeros(1024).ctypes.data, ctx_s)                 # OWN602
+    invalid=(
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
+def adopt(hctx, hq, ptr, dev):
+    ctx = lz.make_context(hctx, devices=[])  # E: OWN602
+    q = lz.make_queue(hq, ctx, device=dev, properties=[lz.compute_index(1)])  # E: OWN602
+    buf = lz.make_buffer(ptr, ctx)
+    return ctx, q, buf
 """,
-    use_instead="""
-ctx_s = make_context(hctx, devices=[dev])
-q = make_queue(hq, ctx_s, device=dev)             # engine index chosen in ze_command_queue_desc_t
-ptr = ctypes.c_void_p()
-zeMemAllocDevice(hctx, ctypes.byref(dev_desc), 8192, 64, hdev, ctypes.byref(ptr))
-buf = make_buffer(ptr, ctx_s)
+        """
+import numpy as np
+from sycl.ext.oneapi import level_zero as lz
+
+
+def wrap_host_array(ctx, nbytes):
+    host = np.zeros(nbytes, dtype=np.uint8)
+    return lz.make_buffer(host.ctypes.data, ctx)  # E: OWN602 (not Level Zero memory)
 """,
+    ),
+    valid=(
+        """
+from sycl.ext.oneapi import level_zero as lz
+
+
+def adopt(hctx, hq, ptr, dev):
+    ctx = lz.make_context(hctx, devices=[dev])
+    q = lz.make_queue(hq, ctx, device=dev)  # the engine index is chosen in ze_command_queue_desc_t
+    buf = lz.make_buffer(ptr, ctx)
+    return ctx, q, buf
+""",
+        """
+import ctypes
+
+from ze import *
+from sycl.ext.oneapi import level_zero as lz
+
+
+def wrap_device_memory(hctx, hdev, ctx, nbytes):
+    desc = ze_device_mem_alloc_desc_t(stype=ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC)
+    ptr = ctypes.c_void_p()
+    zeMemAllocDevice(hctx, ctypes.byref(desc), nbytes, 64, hdev, ctypes.byref(ptr))
+    return lz.make_buffer(ptr, ctx)
+""",
+    ),
     known_limits="""
 Only literal inputs are checked: a device list or property list built at run
 time gives no finding. That all devices of a context share one platform is

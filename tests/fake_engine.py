@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from ownlint.diagnostics import Diagnostic, FileReport, Related, Span
-from ownlint.host import EngineHost
 from ownlint import runner
 from ownlint.engine import project
 from ownlint.engine.models import ModelSet
@@ -61,11 +60,7 @@ def install(monkeypatch: pytest.MonkeyPatch) -> list[list[project.SourceFile]]:
         options: project.EngineOptions,
         jobs: int | None = None,
         cache: object = None,
-        host: EngineHost | None = None,
-        first: object = None,
     ) -> list[FileReport]:
-        if host is not None:
-            host.close()
         return recording(files, models, options)
 
     monkeypatch.setattr(project, "analyze_project", recording)

@@ -65,17 +65,15 @@ def run_script(script: str, cwd: Path) -> str:
 
 
 def analyze(
-    sources: dict[str, str], tmp_path: Path, how: str | None = None, jobs: int = 2, through_host: bool = False, setup: str = ""
+    sources: dict[str, str], tmp_path: Path, how: str | None = None, jobs: int = 2, setup: str = ""
 ) -> list[list[object]]:
     """Each file's [path, [[code, line], ...], [error message, ...]], from `runner.analyze` in a fresh interpreter."""
     script = SETUP + setup + (
         "from ownlint.engine.models import load_models\n"
         "from ownlint.engine.sources import EngineOptions, SourceFile\n"
-        "from ownlint.host import EngineHost\n"
         + (f"isolation_fakes.install({how!r})\n" if how is not None else "")
-        + f"host = EngineHost.start(2) if {through_host} else None\n"
-        f"files = [SourceFile(path, text) for path, text in {sorted(sources.items())!r}]\n"
-        f"reports = runner.analyze(files, load_models(), EngineOptions(), {jobs}, None, host)\n"
+        + f"files = [SourceFile(path, text) for path, text in {sorted(sources.items())!r}]\n"
+        f"reports = runner.analyze(files, load_models(), EngineOptions(), {jobs})\n"
         "print(json.dumps([[r.path, [[d.code, d.span.line] for d in r.diagnostics], [e.message for e in r.errors]] for r in reports]))\n"
     )
     return json.loads(run_script(script, tmp_path))  # type: ignore[no-any-return]
@@ -101,29 +99,28 @@ def test_a_file_that_stops_its_worker_costs_only_that_file(tmp_path: Path, how: 
 
 
 @pytest.mark.parametrize("how", ["kill", "hang"])
-def test_through_the_engine_host_with_many_tasks(tmp_path: Path, how: str) -> None:
+def test_with_many_tasks(tmp_path: Path, how: str) -> None:
     normal = analyze(ALONE, tmp_path, jobs=1)
-    got = analyze(ALONE, tmp_path, how, through_host=True, setup="runner.MIN_BATCH_LINES = 1\n")
+    got = analyze(ALONE, tmp_path, how, setup="runner.MIN_BATCH_LINES = 1\n")
     assert_only({"stops.py": REASONS[how]}, got, normal)
 
 
-def test_the_engine_host_runs_even_a_small_set_in_a_worker(tmp_path: Path) -> None:
-    """The host has the engine loaded, so it forks a worker even where this
-    process would analyse the files itself: the host survives the file."""
+def test_even_a_small_set_runs_in_a_worker(tmp_path: Path) -> None:
+    """Below the parallel threshold the files still go to one forked worker:
+    the run survives the file."""
     sources = {"stops.py": STOPS, "d0.py": double_free(0)}
     normal = analyze(sources, tmp_path, jobs=1)
-    got = analyze(sources, tmp_path, "exit", through_host=True, setup="runner.PARALLEL_MIN_LINES = 10 ** 9\n")
+    got = analyze(sources, tmp_path, "exit", setup="runner.PARALLEL_MIN_LINES = 10 ** 9\n")
     assert_only({"stops.py": REASONS["exit"]}, got, normal)
 
 
-@pytest.mark.parametrize("through_host", [False, True])
-def test_the_rest_of_the_culprits_component_is_analysed_together(tmp_path: Path, through_host: bool) -> None:
+def test_the_rest_of_the_culprits_component_is_analysed_together(tmp_path: Path) -> None:
     """The worker knows the component, not the file: each of its files is
     analysed alone (user.py stops), then the others together again, so the
     caller keeps the double free it has through the helper."""
     normal = analyze(IN_A_COMPONENT, tmp_path, jobs=1)
     assert [r for r in normal if r[0] == "caller.py"] == [["caller.py", [["OWN201", 5]], []]]
-    got = analyze(IN_A_COMPONENT, tmp_path, "exit", through_host=through_host)
+    got = analyze(IN_A_COMPONENT, tmp_path, "exit")
     assert_only({"user.py": REASONS["exit"]}, got, normal)
 
 
@@ -191,8 +188,7 @@ def test_the_exit_status_is_that_of_a_file_that_could_not_be_checked(tmp_path: P
     assert (again.returncode, json.loads(again.stdout)["errors"]) == (0, [])
 
 
-@pytest.mark.parametrize("through_host", [False, True])
-def test_workers_do_not_outlive_a_run_that_is_killed(tmp_path: Path, through_host: bool) -> None:
+def test_workers_do_not_outlive_a_run_that_is_killed(tmp_path: Path) -> None:
     """A run killed while its worker is stuck on a file (with an hour's time
     limit here) takes the worker with it: the output pipes it inherited
     close at once, instead of when the hour is up."""
@@ -206,10 +202,8 @@ def test_workers_do_not_outlive_a_run_that_is_killed(tmp_path: Path, through_hos
         "isolation_fakes.install('hang')\n"
         "from ownlint.engine.models import load_models\n"
         "from ownlint.engine.sources import EngineOptions, SourceFile\n"
-        "from ownlint.host import EngineHost\n"
-        f"host = EngineHost.start(2) if {through_host} else None\n"
         f"files = [SourceFile(path, text) for path, text in {sorted(ALONE.items())!r}]\n"
-        "runner.analyze(files, load_models(), EngineOptions(), 2, None, host)\n"
+        "runner.analyze(files, load_models(), EngineOptions(), 2)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -29,8 +29,6 @@ from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
 from ownlint import runner
-from ownlint.engine import prefilter
-from ownlint.host import HOST_MIN_LINES, EngineHost
 from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
@@ -92,13 +90,11 @@ def check_paths(
     progress: Progress | None = None,
     jobs: int | None = None,
     use_cache: bool = False,
-    host: EngineHost | None = None,
 ) -> RunResult:
     """Check the files under `paths` (see `ownlint.discovery` for which) as one project.
 
     `jobs`: worker processes (default: every core); `use_cache`: reuse and
-    store results under `.ownlint_cache/` in the configuration's root;
-    `host`: an engine host already started for this run (ended here)."""
+    store results under `.ownlint_cache/` in the configuration's root."""
     progress = progress or _NoProgress()
     started = time.perf_counter()
     models = load_models(config.models)
@@ -106,38 +102,16 @@ def check_paths(
     errors = list(found.errors)
     sources: list[SourceFile] = []
     shown_as: dict[Path, str] = {}
-    # Without a cache, every file the prefilter selects is analysed: as soon
-    # as the files read so far name enough of the models, the host of the
-    # worker processes starts importing the engine (see `ownlint.host`),
-    # before the progress bar's thread starts. The prefilter's test of each
-    # file on its own is kept for `prefilter.select`.
-    early = not use_cache and (jobs or runner.default_jobs()) > 1 and len(found.files) > 1
-    triggers = prefilter.Triggers(models) if early else None
-    first: list[set[str] | None] = []
-    naming_lines = 0
-    try:
-        for file in found.files:
-            shown = shown_as[file] = display_path(file)
-            text = read_source(file, shown)
-            if isinstance(text, FileError):
-                errors.append(text)
-                continue
-            sources.append(SourceFile(shown, text, module_name(file)))
-            if triggers is not None:
-                first.append(triggers.words_of(text))
-                if host is None and triggers.names(text, first[-1]):
-                    naming_lines += text.count("\n") + 1
-                    if naming_lines >= HOST_MIN_LINES:
-                        host = EngineHost.start(jobs)
-        progress.start(len(found.files))
-        files = [shown_as.get(f) or display_path(f) for f in found.files]
-        result = _analyze(
-            sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache,
-            host=host, first=first if triggers is not None else None,
-        )
-    finally:
-        if host is not None:
-            host.close()  # the runner has, unless it never got to it
+    for file in found.files:
+        shown = shown_as[file] = display_path(file)
+        text = read_source(file, shown)
+        if isinstance(text, FileError):
+            errors.append(text)
+            continue
+        sources.append(SourceFile(shown, text, module_name(file)))
+    progress.start(len(found.files))
+    files = [shown_as.get(f) or display_path(f) for f in found.files]
+    result = _analyze(sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache)
     progress.advance(len(found.files))  # the engine analyses the whole project in one call
     return result
 
@@ -223,8 +197,6 @@ def _analyze(
     jobs: int | None = None,
     use_cache: bool = False,
     incremental: bool = False,
-    host: EngineHost | None = None,
-    first: list[set[str] | None] | None = None,
 ) -> RunResult:
     options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size, incremental=incremental)
     cache = None
@@ -232,7 +204,7 @@ def _analyze(
         from ownlint.cache import Cache  # tempfile and the like: not for a run without a cache
 
         cache = Cache(config.root, models.files, options)
-    reports = _isolated_analysis(sources, models, options, jobs, cache, host, first)
+    reports = _isolated_analysis(sources, models, options, jobs, cache)
     texts = {f.path: f.source for f in sources}
     by_path: dict[str, list[Diagnostic]] = {}
     enabled: dict[tuple[str, str], bool] = {}  # per code and file: a file has many findings of few codes
@@ -277,12 +249,10 @@ def _isolated_analysis(
     options: EngineOptions,
     jobs: int | None,
     cache: Cache | None,
-    host: EngineHost | None = None,
-    first: list[set[str] | None] | None = None,
 ) -> list[FileReport]:
     """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""
     try:
-        return runner.analyze(sources, models, options, jobs, cache, host, first)
+        return runner.analyze(sources, models, options, jobs, cache)
     except Exception as error:  # the one place where a failure is isolated from the rest of the run
         reason = " ".join(f"{type(error).__name__}: {error}".split())
         message = f"{INTERNAL_ERROR_PREFIX} {__version__}: {reason}"

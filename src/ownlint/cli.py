@@ -86,19 +86,9 @@ def cli() -> None:
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix, apply unsafe fixes too.")
 def check(**options: Any) -> None:
     """Check PATHS (default: the current directory) for ownership bugs."""
-    host = None
-    if options["no_cache"] and options["jobs"] != 1 and options["stdin_filename"] is None:
-        # every file the prefilter selects is analysed: the engine starts loading now (see ownlint.host)
-        from ownlint.host import EngineHost
+    from ownlint import commands
 
-        host = EngineHost.start(options["jobs"])
-    try:
-        from ownlint import commands
-
-        commands.check(**options, host=host)
-    finally:
-        if host is not None:
-            host.close()  # if it was not used (then killed)
+    commands.check(**options)
 
 
 @cli.command()

@@ -35,8 +35,6 @@ from ownlint.render import concise, github, json_, sarif, statistics
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ownlint.host import EngineHost
-
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
@@ -97,12 +95,8 @@ def check(
     write_baseline_file: Path | None,
     fix: bool,
     unsafe_fixes: bool,
-    host: EngineHost | None = None,
 ) -> None:
-    """Check PATHS (default: the current directory) for ownership bugs.
-
-    `host`: an engine host started for this run (the first check of the
-    files uses it)."""
+    """Check PATHS (default: the current directory) for ownership bugs."""
     options = _CheckOptions(
         paths=paths,
         stdin_filename=stdin_filename,
@@ -120,7 +114,7 @@ def check(
         if stdin_filename is not None:
             result, fixed_input = _run_stdin(options, config, known)
         else:
-            result, fixed_input = _run_files(options, config, known, host), None
+            result, fixed_input = _run_files(options, config, known), None
         if write_baseline_file is not None:
             result = _write_baseline(write_baseline_file, result)
     except (ConfigError, ModelError, UsageError, BaselineError) as error:
@@ -166,13 +160,10 @@ def _checked_options(
     return _config(config_file, start, select, ignore)
 
 
-def _run_files(
-    options: _CheckOptions, config: Config, known: Counter[FindingKey] | None, host: EngineHost | None = None
-) -> api.RunResult:
+def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey] | None) -> api.RunResult:
     """Check the files; with --fix, fix them and check again while fixes apply."""
 
     paths = list(options.paths) or [Path(".")]
-    hosts = [host] if host is not None else []  # for the first check only: the runner ends it
 
     def check_once() -> api.RunResult:
         bar = progress_for(sys.stderr)  # None unless standard error is a terminal
@@ -184,7 +175,6 @@ def _run_files(
                 progress=bar,
                 jobs=options.jobs,
                 use_cache=options.use_cache,
-                host=hosts.pop() if hosts else None,
             )
         return _against_baseline(result, known, options.baseline_file)
 

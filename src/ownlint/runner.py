@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import pickle
 from collections import deque
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import EngineOptions, SourceFile
-from ownlint.host import EngineHost, can_fork, default_jobs, load_engine
+from ownlint.processes import can_fork, default_jobs, load_engine
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -47,31 +46,9 @@ def analyze(
     options: EngineOptions,
     jobs: int | None = None,
     cache: Cache | None = None,
-    host: EngineHost | None = None,
-    first: Sequence[set[str] | None] | None = None,
 ) -> list[FileReport]:
-    """One report per file, in the order given.
-
-    `host`: a process started by `EngineHost.start` while the files were
-    read, to analyse them (and ended here either way); `first`: the
-    prefilter's test of each file on its own, if the caller ran it (see
-    `prefilter.select`)."""
-    try:
-        return _analyze(files, models, options, jobs or default_jobs(), cache, host, first)
-    finally:
-        if host is not None:
-            host.close()
-
-
-def _analyze(
-    files: list[SourceFile],
-    models: ModelSet,
-    options: EngineOptions,
-    jobs: int,
-    cache: Cache | None,
-    host: EngineHost | None,
-    first: Sequence[set[str] | None] | None,
-) -> list[FileReport]:
+    """One report per file, in the order given."""
+    jobs = jobs or default_jobs()
     run_key = cache.key(files, "run") if cache is not None else None
     if cache is not None and run_key is not None:
         whole = cache.get(run_key)
@@ -79,7 +56,7 @@ def _analyze(
             return whole
     reports = {f.path: FileReport(f.path) for f in files}
     pending: list[tuple[str | None, list[SourceFile]]] = []
-    for component in prefilter.select(files, models, first):
+    for component in prefilter.select(files, models):
         chosen = [files[i] for i in component]
         key = cache.key(chosen) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
@@ -88,8 +65,7 @@ def _analyze(
                 reports[r.path] = r
         else:
             pending.append((key, chosen))
-    components = [c for _, c in pending]
-    results = host.analyze(components, models, options) if host is not None and components else _run(components, models, options, jobs)
+    results = _run([c for _, c in pending], models, options, jobs)
     stopped = False
     for (key, chosen), result in zip(pending, results):
         for r in result:
@@ -171,12 +147,8 @@ def _run(
     models: ModelSet,
     options: EngineOptions,
     jobs: int,
-    sink: Callable[[list[int], bytes], None] | None = None,
 ) -> list[list[FileReport]]:
-    """The reports of each component, in order. With a `sink` (in the engine
-    host), each finished component is handed to it instead, as it comes: the
-    indices of the components and their reports, pickled (which the host
-    sends on as they are); nothing is returned then.
+    """The reports of each component, in order.
 
     A small run, too small to be worth spreading, still goes to one worker
     where that worker can be forked (`can_fork`), so that a file that makes
@@ -192,8 +164,8 @@ def _run(
     total = sum(prefilter.lines(c) for c in components)
     small = len(components) <= 1 or total < PARALLEL_MIN_LINES
     if jobs <= 1 or (small and (options.incremental or not can_fork())):
-        return _run_here(components, models, options, sink)
-    results = _Results(components, sink)
+        return _run_here(components, models, options)
+    results = _Results(components)
     workers_wanted = 1 if small else jobs
     tasks = deque(results.whole(batch) for batch in _batches(components, workers_wanted))
     pool: workers.Pool[list[_Piece]] = workers.Pool(_context(), min(workers_wanted, len(tasks)), _analyze_component, models, options)
@@ -201,14 +173,12 @@ def _run(
         with pool:
             for task, ending in pool.run(tasks, results.files):
                 if isinstance(ending, workers.Done):
-                    again = results.finished(task, ending.reports)
+                    again = results.took(task, pickle.loads(ending.reports))
                 else:
                     again = results.stopped(task, ending.piece, ending.reason)
                 tasks.extendleft(reversed(again))  # before the rest: they are what is left of earlier tasks
     except OSError as error:  # a worker could not be started (no memory or processes left to fork)
-        failed = _failed(results.reports, components, error)
-        if sink is not None:
-            sink([i for i, _ in failed], pickle.dumps([r for _, r in failed], pickle.HIGHEST_PROTOCOL))
+        _failed(results.reports, components, error)
     return [r if r is not None else [] for r in results.reports]
 
 
@@ -216,12 +186,11 @@ def _run_here(
     components: list[list[SourceFile]],
     models: ModelSet,
     options: EngineOptions,
-    sink: Callable[[list[int], bytes], None] | None = None,
 ) -> list[list[FileReport]]:
     """`_run` in this process, one component after another: as in a worker,
     a MemoryError stops only what it was analysing (with no limit set here,
     it is rare: the machine runs out first)."""
-    results = _Results(components, sink)
+    results = _Results(components)
     tasks = deque(results.whole([i]) for i in range(len(components)))
     while tasks:
         task = tasks.popleft()  # of one piece, as is each task `_Results` makes of a task of one piece
@@ -261,10 +230,9 @@ class _Results:
     with an entry saying so. Each step runs fewer files, or marks the
     component as tried alone, so this ends."""
 
-    def __init__(self, components: list[list[SourceFile]], sink: Callable[[list[int], bytes], None] | None) -> None:
+    def __init__(self, components: list[list[SourceFile]]) -> None:
         self.components = components
-        self.sink = sink
-        self.reports: list[list[FileReport] | None] = [None] * len(components)  # [] once handed to the sink
+        self.reports: list[list[FileReport] | None] = [None] * len(components)
         self.got: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its final report
         self.alone: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its report alone
         self.probes: dict[int, int] = {}  # component -> files being analysed alone
@@ -279,15 +247,6 @@ class _Results:
 
     def files(self, task: list[_Piece]) -> list[list[SourceFile]]:
         return [self.files_of(piece) for piece in task]
-
-    def finished(self, task: list[_Piece], blob: bytes) -> list[list[_Piece]]:
-        """Takes a finished task's pickled reports; returns the tasks to run next."""
-        if self.sink is not None and all(self._is_whole(p) for p in task):
-            self.sink([p.component for p in task], blob)  # the usual case: passed on unopened
-            for p in task:
-                self.reports[p.component] = []
-            return []
-        return self.took(task, pickle.loads(blob))
 
     def took(self, task: list[_Piece], reports: list[list[FileReport]]) -> list[list[_Piece]]:
         """Takes a finished task's reports, a list per piece; returns the tasks to run next."""
@@ -350,32 +309,17 @@ class _Results:
         return []
 
     def _complete(self, c: int) -> None:
-        """Hands component `c`'s reports on if every file of it has one."""
+        """Sets component `c`'s reports if every file of it has one."""
         got = self.got[c]
         if len(got) < len(self.components[c]):
             return
-        reports = [got[i] for i in range(len(self.components[c]))]
-        if self.sink is not None:
-            self.sink([c], pickle.dumps([reports], pickle.HIGHEST_PROTOCOL))
-            reports = []
-        self.reports[c] = reports
-
-    def _is_whole(self, piece: _Piece) -> bool:
-        return not piece.alone and len(piece.files) == len(self.components[piece.component])
+        self.reports[c] = [got[i] for i in range(len(self.components[c]))]
 
 
-def _failed(
-    results: list[list[FileReport] | None], components: list[list[SourceFile]], why: BaseException | str
-) -> list[tuple[int, list[FileReport]]]:
+def _failed(results: list[list[FileReport] | None], components: list[list[SourceFile]], error: OSError) -> None:
     """Fills in, for each component with no reports yet, an error entry for
-    each of its files; returns what it filled in."""
-    if isinstance(why, BaseException):
-        why = f"worker process failed: {type(why).__name__}"
-    reason = f"internal error in ownlint {__version__}: {why}"
-    filled: list[tuple[int, list[FileReport]]] = []
+    each of its files: a worker could not be started (`error`)."""
+    reason = f"internal error in ownlint {__version__}: worker process failed: {type(error).__name__}"
     for i, component in enumerate(components):
         if results[i] is None:
-            reports = [FileReport(f.path, errors=[FileError(f.path, reason)]) for f in component]
-            results[i] = reports
-            filled.append((i, reports))
-    return filled
+            results[i] = [FileReport(f.path, errors=[FileError(f.path, reason)]) for f in component]

@@ -25,7 +25,7 @@ machine; these do not):
   analysis needs), measured in the parent from when the task is sent;
   then the worker is killed.
 
-A worker dies with the process that started it (`host.die_with_parent`):
+A worker dies with the process that started it (`processes.die_with_parent`):
 one stuck on a file never outlives a run that was killed.
 
 `ProcessPoolExecutor` cannot kill one worker, and after one dies it fails
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ownlint.engine import prefilter
-from ownlint.host import die_with_parent, load_engine_alone
+from ownlint.processes import die_with_parent, load_engine_alone
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -70,7 +70,8 @@ _memory_limit: int | None = None  # in a worker: what it may grow by, once set
 @dataclass(frozen=True, slots=True)
 class Done:
     """A finished task: its reports, a list per piece, pickled by the worker
-    (the engine host passes them on unopened)."""
+    in `_work`, where a MemoryError or another failure while pickling is
+    caught as one in the analysis is; the runner unpickles them."""
 
     reports: bytes
 

@@ -48,7 +48,6 @@ from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile  # n
 from ownlint.engine.typestate import FunctionAnalysis  # noqa: E402
 
 
-
 class Hang(BaseException):
     """Raised by the alarm; a BaseException so that the engine's per-file isolation does not catch it."""
 
@@ -145,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wall: {wall:.1f} s (generation included); analysis: {sum(o.seconds for o in outcomes):.1f} s")
     print(f"time per module: {quantiles([o.seconds for o in outcomes])}")
     print(f"time per function: {quantiles([s.seconds for s in functions])}")
-    print(f"steps per function: median {statistics.median(s.steps for s in functions) if functions else 0:.0f}, "
-          f"max {max((s.steps for s in functions), default=0):,}")
+    print(
+        f"steps per function: median {statistics.median(s.steps for s in functions) if functions else 0:.0f}, "
+        f"max {max((s.steps for s in functions), default=0):,}"
+    )
     worst = max(functions, key=lambda s: s.steps / limit(s), default=None)
     if worst is not None:
         print(f"closest to its budget: {worst.steps:,} of {limit(worst):,} steps ({worst.name}, size {worst.size})")
@@ -154,12 +155,18 @@ def main(argv: list[str] | None = None) -> int:
     print("\nslowest 10 modules:")
     for o in sorted(outcomes, key=lambda o: -o.seconds)[:10]:
         slow = max(o.stats, key=lambda s: s.seconds, default=None)
-        where = f"{slow.name} line {slow.line}: {slow.seconds * 1e3:.1f} ms, {slow.steps:,} steps, size {slow.size}" if slow else "-"
+        where = (
+            f"{slow.name} line {slow.line}: {slow.seconds * 1e3:.1f} ms, {slow.steps:,} steps, size {slow.size}"
+            if slow
+            else "-"
+        )
         print(f"  seed {o.seed}: {o.seconds * 1e3:.1f} ms, max {o.steps:,} steps; slowest function {where}")
 
     grew = max(outcomes, key=lambda o: o.rss_growth_kib)
-    print(f"\nlargest growth of peak RSS in one analysis: {grew.rss_growth_kib / 1024:.1f} MiB (seed {grew.seed}); "
-          f"peak RSS of the run {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    print(
+        f"\nlargest growth of peak RSS in one analysis: {grew.rss_growth_kib / 1024:.1f} MiB (seed {grew.seed}); "
+        f"peak RSS of the run {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
     if args.tracemalloc:
         big = max(outcomes, key=lambda o: o.traced_peak)
         print(f"largest traced peak of one analysis: {big.traced_peak / 2**20:.1f} MiB (seed {big.seed})")

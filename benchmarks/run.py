@@ -170,9 +170,7 @@ def _gnu_time() -> str | None:
     """/usr/bin/time if it is GNU time (takes -f and -o), else None."""
     if not Path("/usr/bin/time").exists():
         return None
-    probe = subprocess.run(
-        ["/usr/bin/time", "-o", os.devnull, "-f", "%M", "true"], capture_output=True, check=False
-    )
+    probe = subprocess.run(["/usr/bin/time", "-o", os.devnull, "-f", "%M", "true"], capture_output=True, check=False)
     return "/usr/bin/time" if probe.returncode == 0 else None
 
 
@@ -283,9 +281,7 @@ def find_tools() -> Tools:
         "pyflakes": _output([venv_python, "-m", "pyflakes", "--version"]).splitlines()[0],
         "fixit": _output([fixit, "--version"]),
         "libcst": _output([sys.executable, "-c", "import importlib.metadata as m; print(m.version('libcst'))"]),
-        "libcst (Fixit's)": _output(
-            [venv_python, "-c", "import importlib.metadata as m; print(m.version('libcst'))"]
-        ),
+        "libcst (Fixit's)": _output([venv_python, "-c", "import importlib.metadata as m; print(m.version('libcst'))"]),
     }
     versions = {tool: _version_number(text) for tool, text in versions.items()}
     return Tools(sys.executable, venv_python, ruff, fixit, "--jobs" in help_text, versions)
@@ -724,9 +720,7 @@ def ownlint_problems(results: dict) -> list[str]:
         if len(data.get("errors", [])) > 25:
             out.append(f"- {tool}: ... {len(data['errors']) - 25} more errors")
         for finding in data.get("findings", [])[:25]:
-            out.append(
-                f"- {tool}: {finding['code']} `{finding['path']}:{finding['line']}`: {finding['message']}"
-            )
+            out.append(f"- {tool}: {finding['code']} `{finding['path']}:{finding['line']}`: {finding['message']}")
         if len(data.get("findings", [])) > 25:
             out.append(f"- {tool}: ... {len(data['findings']) - 25} more findings")
         break  # cold and warm print the same; one is enough

@@ -86,12 +86,18 @@ def main(argv: list[str] | None = None) -> int:
 
     all_lines = prefilter.lines(sources)
     chosen_lines = prefilter.lines(chosen)
-    print(f"files: {len(paths)} found, {len(sources)} read, {len(chosen)} analysed{' (all)' if args.all else ' (selected by the prefilter)'}")
+    print(
+        f"files: {len(paths)} found, {len(sources)} read, {len(chosen)} analysed{' (all)' if args.all else ' (selected by the prefilter)'}"
+    )
     print(f"lines: {all_lines:,} read, {chosen_lines:,} analysed")
-    print(f"wall: read {read:.2f} s, select {selected:.2f} s, analyse {analysed:.2f} s"
-          f" ({chosen_lines / analysed if analysed else 0:,.0f} lines/s)")
-    print(f"functions analysed: {len(stats)}, steps {sum(s.steps for s in stats):,}, "
-          f"time in them {sum(s.seconds for s in stats):.2f} s")
+    print(
+        f"wall: read {read:.2f} s, select {selected:.2f} s, analyse {analysed:.2f} s"
+        f" ({chosen_lines / analysed if analysed else 0:,.0f} lines/s)"
+    )
+    print(
+        f"functions analysed: {len(stats)}, steps {sum(s.steps for s in stats):,}, "
+        f"time in them {sum(s.seconds for s in stats):.2f} s"
+    )
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
     print(f"\nslowest {args.top} functions:")

@@ -68,7 +68,11 @@ class ZeError(RuntimeError):
 # allocate and return a handle, so that summaries matter at their calls.
 LIBRARY: tuple[tuple[str, int, str], ...] = (
     ("release", 2, "def release(hctx, p):\n    zeMemFree(hctx, p)\n"),
-    ("use_mem", 3, "def use_mem(hcl, p, n):\n    zeCommandListAppendMemoryFill(hcl, p, None, 1, n, None, 0, None)\n    return n\n"),
+    (
+        "use_mem",
+        3,
+        "def use_mem(hcl, p, n):\n    zeCommandListAppendMemoryFill(hcl, p, None, 1, n, None, 0, None)\n    return n\n",
+    ),
     ("destroy_event", 1, "def destroy_event(hev):\n    return zeEventDestroy(hev)\n"),
     ("consume", 1, "def consume(cap):\n    return torch.utils.dlpack.from_dlpack(cap)\n"),
     (
@@ -139,7 +143,12 @@ ZE: dict[str, tuple[tuple[str, ...], str, str, str, tuple[str, ...]]] = {
         "ze_event_handle_t",
         "zeEventCreate(hpool, byref(edesc), byref({v}))",
         "zeEventDestroy({v})",
-        ("zeEventHostSignal({v})", "zeEventQueryStatus({v})", "zeEventHostSynchronize({v}, INF)", "zeCommandListAppendSignalEvent(hcl, {v})"),
+        (
+            "zeEventHostSignal({v})",
+            "zeEventQueryStatus({v})",
+            "zeEventHostSynchronize({v}, INF)",
+            "zeCommandListAppendSignalEvent(hcl, {v})",
+        ),
     ),
     "queue": (
         ("hq", "hq2"),
@@ -174,7 +183,10 @@ ZE: dict[str, tuple[tuple[str, ...], str, str, str, tuple[str, ...]]] = {
         "ze_kernel_handle_t",
         "zeKernelCreate(hmod, byref(kdesc), byref({v}))",
         "zeKernelDestroy({v})",
-        ("zeKernelSetGroupSize({v}, 64, 1, 1)", "zeCommandListAppendLaunchKernel(hcl, {v}, byref(groups), None, 0, None)"),
+        (
+            "zeKernelSetGroupSize({v}, 64, 1, 1)",
+            "zeCommandListAppendLaunchKernel(hcl, {v}, byref(groups), None, 0, None)",
+        ),
     ),
     "module": (
         ("hmod",),
@@ -271,10 +283,30 @@ class _Gen:
         return f"max({a}, {b})"
 
     def size_expr(self) -> str:
-        return self.pick(("PAGE", "2 * PAGE", "size", "n * PAGE", "(size if flag else PAGE)", "4 * PAGE", "PAGE * (1 if i % 2 == 0 else 2)"))
+        return self.pick(
+            (
+                "PAGE",
+                "2 * PAGE",
+                "size",
+                "n * PAGE",
+                "(size if flag else PAGE)",
+                "4 * PAGE",
+                "PAGE * (1 if i % 2 == 0 else 2)",
+            )
+        )
 
     def addr_expr(self) -> str:
-        return self.pick(("base", "base + off", "base + i * PAGE", "base + 2 * PAGE", "addr", "base + (PAGE if flag else 0)", "base + off + size"))
+        return self.pick(
+            (
+                "base",
+                "base + off",
+                "base + i * PAGE",
+                "base + 2 * PAGE",
+                "addr",
+                "base + (PAGE if flag else 0)",
+                "base + off + size",
+            )
+        )
 
     def cond(self, depth: int = 0, scope: _Scope | None = None) -> str:
         simple = (
@@ -327,7 +359,16 @@ class _Gen:
 
     def s_free(self, scope: _Scope) -> list[str]:
         v = self.mem(scope)
-        return [self.pick((f"zeMemFree(hctx, {v})", f"release(hctx, {v})", f"rc = zeMemFree(hctx, {v})", f"{v} = maybe_free(hctx, {v}, flag)"))]
+        return [
+            self.pick(
+                (
+                    f"zeMemFree(hctx, {v})",
+                    f"release(hctx, {v})",
+                    f"rc = zeMemFree(hctx, {v})",
+                    f"{v} = maybe_free(hctx, {v}, flag)",
+                )
+            )
+        ]
 
     def s_alloc(self, scope: _Scope) -> list[str]:
         v = self.mem(scope)
@@ -443,7 +484,10 @@ class _Gen:
             ],
             lambda: [f"hdesc.pNext = ctypes.cast(ctypes.byref({self.pick(('ext', 'ext2'))}), ctypes.c_void_p)"],
             lambda: ["ext.pNext = ctypes.cast(ctypes.pointer(ext2), ctypes.c_void_p)"],
-            lambda: [f"{v} = ctypes.c_void_p()", f"zeMemAllocHost(hctx, ctypes.byref(hdesc), {self.size_expr()}, PAGE, ctypes.byref({v}))"],
+            lambda: [
+                f"{v} = ctypes.c_void_p()",
+                f"zeMemAllocHost(hctx, ctypes.byref(hdesc), {self.size_expr()}, PAGE, ctypes.byref({v}))",
+            ],
             lambda: [f"{v} = map_range(hctx, {self.addr_expr()}, {self.size_expr()})"],
             lambda: [f"{b}.close()"],
             lambda: [f"{b} = bytearray({self.int_expr(2)})"],
@@ -473,7 +517,10 @@ class _Gen:
         if not self.callables:
             return self.s_free(scope)
         name, arity = self.callables[self.rng.randrange(len(self.callables))]
-        args = ", ".join(self.pick(("hctx", self.mem(scope), "n", "flag", "hcl", "cap", "q", "k", "evs", "x", "base + off")) for _ in range(arity))
+        args = ", ".join(
+            self.pick(("hctx", self.mem(scope), "n", "flag", "hcl", "cap", "q", "k", "evs", "x", "base + off"))
+            for _ in range(arity)
+        )
         target = self.pick(("r", self.mem(scope), "x", "evs", "cap"))
         return [f"{target} = {name}({args})" if self.chance(0.6) else f"{name}({args})"]
 
@@ -562,7 +609,13 @@ class _Gen:
         if scope.loops:
             options += ["break", "continue"]
         if scope.function:
-            options += ["return", "return p", "return n", "return t, cap", f"return {self.mem(scope)} if flag else None"]
+            options += [
+                "return",
+                "return p",
+                "return n",
+                "return t, cap",
+                f"return {self.mem(scope)} if flag else None",
+            ]
         options.append('raise ZeError("failed")')
         stmt = self.pick(options)
         if self.chance(0.6):

@@ -132,9 +132,7 @@ class TestCheckPaths:
         assert result.errors == [FileError("a.py", message), FileError("b.py", message)]
         assert result.has_internal_error
 
-    def test_engine_options_come_from_the_configuration(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
+    def test_engine_options_come_from_the_configuration(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         seen: list[project.EngineOptions] = []
 
         def record(

@@ -192,9 +192,10 @@ def case_empty_file(tmp: Path) -> Expect:
 
 
 def case_missing_path(tmp: Path) -> Expect:
-    return Expect(args=["missing.py", "good.py", "missing_dir/"], errors=[
-        ("missing.py", "no such file"), ("missing_dir", "no such file")
-    ])
+    return Expect(
+        args=["missing.py", "good.py", "missing_dir/"],
+        errors=[("missing.py", "no such file"), ("missing_dir", "no such file")],
+    )
 
 
 def case_fifo(tmp: Path) -> Expect:
@@ -321,7 +322,9 @@ CASES: list[tuple[str, Setup, bool, str | None]] = [
     ("model_unknown_key", bad_model('[model]\nname = "mine"\nbogus = 1\n', "mine.toml", "bogus"), True, None),
     (
         "model_wrong_type",
-        bad_model('[model]\nname = "mine"\n[[release]]\nfunctions = ["myFree"]\nhandle = "zero"\n', "mine.toml", "handle"),
+        bad_model(
+            '[model]\nname = "mine"\n[[release]]\nfunctions = ["myFree"]\nhandle = "zero"\n', "mine.toml", "handle"
+        ),
         True,
         None,
     ),
@@ -420,7 +423,10 @@ SYNTAX_ERRORS = {
     # name: (source, the line CPython reports)
     "missing_colon": ("from ze import *\n\n\ndef f(ctx, p)\n    zeMemFree(ctx, p)\n\n\nx = 1\n", 4),
     "unclosed_paren": ("from ze import *\n\nx = (1,\n\n\ndef f(ctx, p):\n    zeMemFree(ctx, p)\n", 3),
-    "unexpected_indent": ("from ze import *\n\n\ndef f(ctx, p):\n    zeMemFree(ctx, p)\n      zeMemFree(ctx, p)\n\n\nx = 1\n", 6),
+    "unexpected_indent": (
+        "from ze import *\n\n\ndef f(ctx, p):\n    zeMemFree(ctx, p)\n      zeMemFree(ctx, p)\n\n\nx = 1\n",
+        6,
+    ),
 }
 
 
@@ -450,7 +456,9 @@ SEPARATOR_SOURCE = (
 
 
 @pytest.mark.parametrize("sep", SEPARATORS, ids=[f"U+{ord(s):04X}" for s in SEPARATORS])
-def test_unusual_line_separator_does_not_move_findings(sep: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unusual_line_separator_does_not_move_findings(
+    sep: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A form feed, U+2028 ... inside a string or a comment ends no line for Python, so it moves no finding
     (positions once took a line's indent from `str.splitlines`, which splits there)."""
     monkeypatch.chdir(tmp_path)
@@ -461,7 +469,9 @@ def test_unusual_line_separator_does_not_move_findings(sep: str, tmp_path: Path,
     assert [(f.code, f.span) for f in odd.findings] == spans
 
 
-def test_text_frame_shows_the_reported_line_after_a_line_separator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_frame_shows_the_reported_line_after_a_line_separator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The text frame numbers source lines as the parser does (it once showed the line before, after a U+2028)."""
     monkeypatch.chdir(tmp_path)
     write(
@@ -500,11 +510,26 @@ def test_many_functions_are_not_quadratic(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_checked_code_with_invalid_escape_prints_no_warning(tmp_path: Path) -> None:
     """Warnings about the checked code (not ownlint's) never reach standard error."""
-    write(tmp_path / "escape.py", 'from ze import *\n\n\ndef g(ctx, p):\n    z = "\\d+"\n    zeMemFree(ctx, p)\n    zeMemFree(ctx, p)\n')
+    write(
+        tmp_path / "escape.py",
+        'from ze import *\n\n\ndef g(ctx, p):\n    z = "\\d+"\n    zeMemFree(ctx, p)\n    zeMemFree(ctx, p)\n',
+    )
     proc = subprocess.run(
         # what 3.12 shows by default, on every Python
-        [sys.executable, "-W", "always::SyntaxWarning", "-W", "always::DeprecationWarning",
-         "-m", "ownlint", "check", "--format", "json", "--no-cache", "escape.py"],
+        [
+            sys.executable,
+            "-W",
+            "always::SyntaxWarning",
+            "-W",
+            "always::DeprecationWarning",
+            "-m",
+            "ownlint",
+            "check",
+            "--format",
+            "json",
+            "--no-cache",
+            "escape.py",
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,

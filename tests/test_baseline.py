@@ -11,13 +11,9 @@ from cli_helpers import BUGGY, invoke
 from fake_engine import install
 
 
-
-
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-
-
 
 
 def one_line_error(result: Result) -> str:

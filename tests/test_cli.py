@@ -28,7 +28,17 @@ FINDING_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
     "required": [
-        "code", "name", "severity", "path", "line", "column", "end_line", "end_column", "message", "related", "fix",
+        "code",
+        "name",
+        "severity",
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "message",
+        "related",
+        "fix",
     ],
     "properties": {
         "code": {"type": "string", "pattern": "^OWN[0-9]{3}$"},
@@ -386,17 +396,25 @@ def test_console_script_flushes_everything_before_its_fast_exit(tmp_path: Path) 
     script = "from ownlint.cli import main\nmain()\n"
     done = subprocess.run(
         [sys.executable, "-c", script, "check", "--format", "json", "--no-cache", "."],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 1, done.stderr
     assert len(json.loads(done.stdout)["findings"]) == 40
     text = subprocess.run(
         [sys.executable, "-c", script, "check", "--format", "text", "--no-cache", "."],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert text.returncode == 1 and text.stdout.count("OWN201") >= 40
     assert text.stdout.rstrip().endswith("in 40 files.")  # the summary line, written last
     ok = subprocess.run([sys.executable, "-c", script, "--version"], capture_output=True, text=True, timeout=60)
     assert (ok.returncode, ok.stdout) == (0, f"ownlint {__version__}\n")
-    bad = subprocess.run([sys.executable, "-c", script, "check", "--jobs", "0"], capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-c", script, "check", "--jobs", "0"], capture_output=True, text=True, timeout=60
+    )
     assert bad.returncode == 2 and "--jobs" in bad.stderr

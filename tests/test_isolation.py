@@ -33,8 +33,18 @@ def double_free(i: int) -> str:
     return f"from ze import *\n\ndef f{i}(ctx, p):\n    zeMemFree(ctx, p)\n    zeMemFree(ctx, p)\n"  # OWN201 at 5
 
 
-ALONE = {**{f"d{i}.py": double_free(i) for i in range(3)}, "stops.py": STOPS, **{f"e{i}.py": double_free(i) for i in range(3)}}
-IN_A_COMPONENT = {"helpers.py": HELPER, "caller.py": CALLER, "user.py": USER, "d0.py": double_free(0), "d1.py": double_free(1)}
+ALONE = {
+    **{f"d{i}.py": double_free(i) for i in range(3)},
+    "stops.py": STOPS,
+    **{f"e{i}.py": double_free(i) for i in range(3)},
+}
+IN_A_COMPONENT = {
+    "helpers.py": HELPER,
+    "caller.py": CALLER,
+    "user.py": USER,
+    "d0.py": double_free(0),
+    "d1.py": double_free(1),
+}
 
 SETUP = f"""
 import json, sys
@@ -68,13 +78,17 @@ def analyze(
     sources: dict[str, str], tmp_path: Path, how: str | None = None, jobs: int = 2, setup: str = ""
 ) -> list[list[object]]:
     """Each file's [path, [[code, line], ...], [error message, ...]], from `runner.analyze` in a fresh interpreter."""
-    script = SETUP + setup + (
-        "from ownlint.engine.models import load_models\n"
-        "from ownlint.engine.sources import EngineOptions, SourceFile\n"
-        + (f"isolation_fakes.install({how!r})\n" if how is not None else "")
-        + f"files = [SourceFile(path, text) for path, text in {sorted(sources.items())!r}]\n"
-        f"reports = runner.analyze(files, load_models(), EngineOptions(), {jobs})\n"
-        "print(json.dumps([[r.path, [[d.code, d.span.line] for d in r.diagnostics], [e.message for e in r.errors]] for r in reports]))\n"
+    script = (
+        SETUP
+        + setup
+        + (
+            "from ownlint.engine.models import load_models\n"
+            "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+            + (f"isolation_fakes.install({how!r})\n" if how is not None else "")
+            + f"files = [SourceFile(path, text) for path, text in {sorted(sources.items())!r}]\n"
+            f"reports = runner.analyze(files, load_models(), EngineOptions(), {jobs})\n"
+            "print(json.dumps([[r.path, [[d.code, d.span.line] for d in r.diagnostics], [e.message for e in r.errors]] for r in reports]))\n"
+        )
     )
     return json.loads(run_script(script, tmp_path))  # type: ignore[no-any-return]
 
@@ -163,8 +177,7 @@ def test_a_memory_error_out_of_the_engine_in_this_process(tmp_path: Path) -> Non
 
 def run_cli(args: list[str], cwd: Path, how: str | None) -> subprocess.CompletedProcess[str]:
     script = SETUP + (
-        (f"isolation_fakes.install({how!r})\n" if how is not None else "")
-        + "from ownlint.cli import cli\n"
+        (f"isolation_fakes.install({how!r})\n" if how is not None else "") + "from ownlint.cli import cli\n"
         f"cli.main(['check', '--format', 'json', *{args!r}], prog_name='ownlint')\n"
     )
     return subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=300)
@@ -205,7 +218,9 @@ def test_workers_do_not_outlive_a_run_that_is_killed(tmp_path: Path) -> None:
         f"files = [SourceFile(path, text) for path, text in {sorted(ALONE.items())!r}]\n"
         "runner.analyze(files, load_models(), EngineOptions(), 2)\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "stuck\n"
         proc.kill()

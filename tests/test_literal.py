@@ -32,7 +32,11 @@ def test_a_string_literal_has_the_value_python_reads(body: str, opening: str) ->
 
 def test_common_spellings() -> None:
     for source, value in [
-        ("'level_zero'", "level_zero"), ('"a.b"', "a.b"), ("''", ""), ('"it\'s"', "it's"), (r"'a\nb'", "a\nb"),
+        ("'level_zero'", "level_zero"),
+        ('"a.b"', "a.b"),
+        ("''", ""),
+        ('"it\'s"', "it's"),
+        (r"'a\nb'", "a\nb"),
         ('"""doc\n  "quoted" \'s\n"""', 'doc\n  "quoted" \'s\n'),
         ("'''a\\tb'''", "a\tb"),  # an escape in a triple-quoted string
         ('"""a\r\nb"""', "a\nb"),  # a CR LF line end in one reads as LF

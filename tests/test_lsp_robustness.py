@@ -16,6 +16,7 @@ from pytest_lsp import LanguageClient
 
 from test_lsp import BUGGY, FIXED, TIMEOUT, client, open_document, waiter  # noqa: F401 - `client` is a fixture
 
+
 async def published_for(client: LanguageClient, uri: str) -> lsp.PublishDiagnosticsParams:
     """The next diagnostics published for `uri` (others, such as the clearing of a
     closed document, are passed over)."""
@@ -31,7 +32,12 @@ def frame(body: bytes) -> bytes:
 
 def test_malformed_messages_are_ignored_and_the_server_answers_the_next_one(tmp_path: Path) -> None:
     initialize = json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": None, "capabilities": {}},
+        }
     ).encode()
     shutdown = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}).encode()
     exit_ = json.dumps({"jsonrpc": "2.0", "method": "exit"}).encode()
@@ -88,7 +94,9 @@ async def test_a_document_closed_mid_check_and_a_deleted_file(client: LanguageCl
             text_document=lsp.TextDocumentItem(uri=gone.as_uri(), language_id="python", version=1, text=BUGGY)
         )
     )
-    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=gone.as_uri())))
+    client.text_document_did_close(
+        lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=gone.as_uri()))
+    )
     gone.unlink()  # deleted on disk while the editor still had it
     # the server goes on serving: another document is checked from its buffer
     other = tmp_path / "other.py"
@@ -110,7 +118,9 @@ async def test_a_document_closed_mid_check_and_a_deleted_file(client: LanguageCl
     assert [d.code for d in again.diagnostics] == ["OWN201"]
     hover = await asyncio.wait_for(
         client.text_document_hover_async(
-            lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=gone.as_uri()), position=lsp.Position(line=0, character=0))
+            lsp.HoverParams(
+                text_document=lsp.TextDocumentIdentifier(uri=gone.as_uri()), position=lsp.Position(line=0, character=0)
+            )
         ),
         TIMEOUT,
     )

@@ -52,11 +52,17 @@ def test_every_builtin_model_loads() -> None:
         ("[model]\ndescription = 'no name'\n", "[model].name: missing"),
         ("[model]\nname = 'x'\nmatch = 'fuzzy'\n", "[model].match: must be 'last-name' or 'qualified'"),
         ("[model]\nname = 'x'\n[[release]]\nfunctions = ['f']\nhandel = 0\n", "[[release]][0].handle: missing"),
-        ("[model]\nname = 'x'\n[[create]]\nfunctions = 'f'\nout = 1\n", "[[create]][0].functions: must be a list of strings"),
+        (
+            "[model]\nname = 'x'\n[[create]]\nfunctions = 'f'\nout = 1\n",
+            "[[create]][0].functions: must be a list of strings",
+        ),
         ("[model]\nname = 'x'\n[[create]]\nfunctions = ['f']\nout = 'last'\n", "[[create]][0].out: must be an integer"),
         ("model = [\n", "not valid TOML"),
         ("[model]\nname = 'x'\n[[adopt]]\nfunctions = ['f']\n", "needs an [ownership] table"),
-        ("[model]\nname = 'x'\n[memory]\ndescriptor-pattern = '(_desc'\n", "[memory].descriptor-pattern: not a regular expression"),
+        (
+            "[model]\nname = 'x'\n[memory]\ndescriptor-pattern = '(_desc'\n",
+            "[memory].descriptor-pattern: not a regular expression",
+        ),
     ],
 )
 def test_a_bad_model_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:

@@ -11,7 +11,7 @@ from ownlint.engine.names import collect_names
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
 
-NESTED = '''\
+NESTED = """\
 import ctypes
 from ze import zeMemFree as free
 
@@ -24,7 +24,7 @@ def f():
 class C:
     def m(self):
         from . import helper
-'''
+"""
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)

@@ -21,7 +21,6 @@ DATA = Path(__file__).resolve().parent / "data"
 NVIM = shutil.which("nvim")
 
 
-
 @pytest.mark.slow
 @pytest.mark.skipif(NVIM is None, reason="nvim is not installed (apt-get install neovim)")
 def test_neovim_shows_the_double_free(tmp_path: Path) -> None:

@@ -17,7 +17,16 @@ from ownlint.engine.walk import walk
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
 REPORTED = (
-    cst.Call, cst.Return, cst.WithItem, cst.Assign, cst.Subscript, cst.Comparison, cst.SimpleString, cst.Expr, cst.Yield, cst.Await,
+    cst.Call,
+    cst.Return,
+    cst.WithItem,
+    cst.Assign,
+    cst.Subscript,
+    cst.Comparison,
+    cst.SimpleString,
+    cst.Expr,
+    cst.Yield,
+    cst.Await,
 )
 
 
@@ -129,7 +138,11 @@ def test_decorated_functions_and_unicode_columns() -> None:
     source = "import f\n\n@f.deco\ndef g(p):\n    s = 'é✓'; zeMemFree(c, p)\n    return p\n"
     module = cst.parse_module(source)
     fn = module.body[1]
-    call = next(n for n in walk(module) if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "zeMemFree")
+    call = next(
+        n
+        for n in walk(module)
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "zeMemFree"
+    )
     fast = positions.spans(module, source, {fn: None, call: None})
     assert fast[call] == slow(module)[call] == Span(5, 15, 5, 30)
     assert fast[fn].line == 4
@@ -170,8 +183,15 @@ TWO_FUNCTIONS = (
         "def é(p):\n    f(p)\n\ndef ü(p):\n    g(p)\n",
     ],
     ids=[
-        "plain", "crlf", "cr", "def-in-docstring", "class-in-string", "def-in-string-after",
-        "nested-defs", "one-line-defs", "unicode-names",
+        "plain",
+        "crlf",
+        "cr",
+        "def-in-docstring",
+        "class-in-string",
+        "def-in-string-after",
+        "nested-defs",
+        "one-line-defs",
+        "unicode-names",
     ],
 )
 def test_cut_files_place_what_libcst_places(source: str) -> None:
@@ -189,11 +209,20 @@ def test_only_the_parts_holding_a_hinted_statement_are_parsed(monkeypatch: pytes
 
     monkeypatch.setattr(positions.ast, "parse", spy)
     module = cst.parse_module(TWO_FUNCTIONS)
-    call = next(n for n in walk(module) if isinstance(n, cst.Call) and getattr(n.func, "attr", None) and n.func.attr.value == "zeMemFree")
+    call = next(
+        n
+        for n in walk(module)
+        if isinstance(n, cst.Call) and getattr(n.func, "attr", None) and n.func.attr.value == "zeMemFree"
+    )
     stmt = statement_of(module)[call]
     fast = positions.spans(module, TWO_FUNCTIONS, {call: stmt})
     assert fast[call] == slow(module)[call] == Span(15, 5, 15, 25)
-    assert len(parsed) == 1 and parsed[0].startswith("@ze.deco(") and "first" not in parsed[0] and "Holder" not in parsed[0]
+    assert (
+        len(parsed) == 1
+        and parsed[0].startswith("@ze.deco(")
+        and "first" not in parsed[0]
+        and "Holder" not in parsed[0]
+    )
 
 
 def test_a_file_that_only_looks_cut_is_parsed_whole(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,7 +34,9 @@ from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.lines import split_lines
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-FIXTURE_TEXTS = {p.relative_to(FIXTURES).as_posix(): p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))}
+FIXTURE_TEXTS = {
+    p.relative_to(FIXTURES).as_posix(): p.read_text(encoding="utf-8") for p in sorted(FIXTURES.rglob("*.py"))
+}
 FIXTURE_NAMES = sorted(FIXTURE_TEXTS)
 
 HEADER = "from ze import *\n"

@@ -56,7 +56,9 @@ def plain_text(run: RunResult, show_unused: bool = False) -> str:
 
 
 def test_text_frame_like_rustc() -> None:
-    assert plain_text(result(DOUBLE_FREE)) == """\
+    assert (
+        plain_text(result(DOUBLE_FREE))
+        == """\
 error[OWN201]: `p` is freed a second time
  --> pkg/a.py:5:5
   |
@@ -76,6 +78,7 @@ error[OWN201]: `p` is freed a second time
 
 Found 1 finding (1 error) in 1 file.
 """
+    )
 
 
 def test_text_errors_unused_and_summary() -> None:
@@ -151,9 +154,7 @@ def test_json_puts_each_finding_and_error_on_a_line_of_its_own() -> None:
 
 def test_json_unused_suppressions_only_on_request() -> None:
     document = json.loads(json_.render(result(), show_unused=True))
-    assert document["unused_suppressions"] == [
-        {"path": "pkg/a.py", "line": 3, "column": 12, "suppression": "OWN203"}
-    ]
+    assert document["unused_suppressions"] == [{"path": "pkg/a.py", "line": 3, "column": 12, "suppression": "OWN203"}]
     assert "unused_suppressions" not in json.loads(json_.render(result()))
 
 

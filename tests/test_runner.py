@@ -364,7 +364,10 @@ def test_a_worker_that_dies_costs_only_the_file_it_had(tmp_path: Path) -> None:
 def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ownlint", "check", "--format", "json", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=300,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 

@@ -20,12 +20,9 @@ from ownlint.render import github, sarif
 SCHEMA = json.loads((Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 
 
-
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-
-
 
 
 def validate(document: dict[str, Any]) -> None:

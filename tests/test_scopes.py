@@ -72,8 +72,20 @@ def test_every_scope_below_compound_statements() -> None:
     names = [getattr(s.cfg.node, "name", None) for s in shortcut]
     found = {n.value for n in names if isinstance(n, cst.Name)}
     assert found == {
-        "in_if", "inner", "InElse", "m", "in_try", "in_handler", "in_finally", "in_with", "in_for",
-        "in_while", "in_case", "Outer", "Inner", "deep",
+        "in_if",
+        "inner",
+        "InElse",
+        "m",
+        "in_try",
+        "in_handler",
+        "in_finally",
+        "in_with",
+        "in_for",
+        "in_while",
+        "in_case",
+        "Outer",
+        "Inner",
+        "deep",
     }
     assert described(shortcut) == described(collect_scopes(module, "m", None))
 
@@ -101,7 +113,9 @@ if (yield_ := lambda: 1):
     pass
 """
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
-SYNTAX = [STDLIB / n for n in ("ast.py", "typing.py", "asyncio/tasks.py", "inspect.py", "contextlib.py", "functools.py")]
+SYNTAX = [
+    STDLIB / n for n in ("ast.py", "typing.py", "asyncio/tasks.py", "inspect.py", "contextlib.py", "functools.py")
+]
 
 
 def walked_scopes(module: cst.Module) -> list[Scope]:
@@ -114,16 +128,31 @@ def walked_scopes(module: cst.Module) -> list[Scope]:
         if type(node) is cst.Yield and function is not None:
             function.generator = True
         if type(node) is cst.ClassDef:
-            q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            q = (
+                None
+                if outer is None or kind == "function"
+                else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            )
             scopes.append(Scope(build_class_cfg(node, None), [], None, ""))
             inner_kind, inner_q, inner_function = "class", q, None
         elif type(node) is cst.FunctionDef:
-            q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            q = (
+                None
+                if outer is None or kind == "function"
+                else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            )
             params = _params(node.params)
             static = any(type(d.decorator) is cst.Name and d.decorator.value == "staticmethod" for d in node.decorators)
             self_name = params[0] if kind == "class" and params and not static else None
             scopes.append(
-                Scope(build_function_cfg(node), params, self_name, q or "", outer if kind == "class" else None, _defaults(node.params))
+                Scope(
+                    build_function_cfg(node),
+                    params,
+                    self_name,
+                    q or "",
+                    outer if kind == "class" else None,
+                    _defaults(node.params),
+                )
             )
             inner_kind, inner_q, inner_function = "function", q, scopes[-1]
         elif type(node) is cst.Lambda:

@@ -16,9 +16,12 @@ FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 # modules of the running Python with a wide range of syntax (async, match,
 # decorators, f-strings, comprehensions, annotations, star expressions)
-SYNTAX = [STDLIB / name for name in ("ast.py", "dataclasses.py", "typing.py", "asyncio/tasks.py", "inspect.py", "re/_parser.py")]
+SYNTAX = [
+    STDLIB / name
+    for name in ("ast.py", "dataclasses.py", "typing.py", "asyncio/tasks.py", "inspect.py", "re/_parser.py")
+]
 
-EVERYTHING = '''
+EVERYTHING = """
 import a.b as c, d
 from .e import (f as g, h)
 from i import *
@@ -51,7 +54,7 @@ class C(D, metaclass=E):
     {*h, i}
     j[1:2:3, ...] = k, l = 1.5j
     print(not m or n and o < p <= q is not r in s)
-'''
+"""
 
 
 def reference_children(node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -186,6 +186,7 @@ def _package_of(directory: str) -> tuple[str, ...]:
         return (here.name,)
     return (*_package_of(str(here.parent)), here.name)
 
+
 def _analyze(
     sources: list[SourceFile],
     errors: list[FileError],

@@ -36,9 +36,7 @@ MIN_PAGE_SIZE = 4096
 
 _CODE_OR_PREFIX = re.compile(r"OWN[0-9]{0,3}")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-_KNOWN_KEYS = frozenset(
-    {"select", "ignore", "exclude", "models", "interop-modules", "page-size", "per-file-ignores"}
-)
+_KNOWN_KEYS = frozenset({"select", "ignore", "exclude", "models", "interop-modules", "page-size", "per-file-ignores"})
 
 if TYPE_CHECKING:
     import pathspec  # imported where used: it costs a fully cached run 50 ms

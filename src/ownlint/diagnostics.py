@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-
 @dataclass(frozen=True, slots=True, order=True)
 class Span:
     """A source range: 1-based lines and columns, the end column exclusive."""

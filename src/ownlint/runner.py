@@ -168,7 +168,9 @@ def _run(
     results = _Results(components)
     workers_wanted = 1 if small else jobs
     tasks = deque(results.whole(batch) for batch in _batches(components, workers_wanted))
-    pool: workers.Pool[list[_Piece]] = workers.Pool(_context(), min(workers_wanted, len(tasks)), _analyze_component, models, options)
+    pool: workers.Pool[list[_Piece]] = workers.Pool(
+        _context(), min(workers_wanted, len(tasks)), _analyze_component, models, options
+    )
     try:
         with pool:
             for task, ending in pool.run(tasks, results.files):

@@ -201,7 +201,9 @@ def _work(
 class _Worker:
     """One worker process, the pipe to it, and its task's time limit."""
 
-    def __init__(self, context: multiprocessing.context.BaseContext, args: tuple[Analyze, ModelSet, EngineOptions]) -> None:
+    def __init__(
+        self, context: multiprocessing.context.BaseContext, args: tuple[Analyze, ModelSet, EngineOptions]
+    ) -> None:
         self.conn, there = context.Pipe()
         self.piece = context.RawValue("i", -1)  # written by the worker (see `_worker_main`)
         self.process: multiprocessing.process.BaseProcess = context.Process(  # type: ignore[attr-defined]
@@ -278,7 +280,12 @@ class Pool(Generic[T]):
     the next task."""
 
     def __init__(
-        self, context: multiprocessing.context.BaseContext, jobs: int, analyze: Analyze, models: ModelSet, options: EngineOptions
+        self,
+        context: multiprocessing.context.BaseContext,
+        jobs: int,
+        analyze: Analyze,
+        models: ModelSet,
+        options: EngineOptions,
     ) -> None:
         self.context = context
         self.jobs = jobs

@@ -23,6 +23,6 @@ class Check:
 
 
 def via_suffix(v: Violation) -> str:
-    """" (inside `release`)" when the finding comes through a helper."""
+    """ " (inside `release`)" when the finding comes through a helper."""
     via = v.fact("via")
     return f" (through `{via}`)" if via else ""

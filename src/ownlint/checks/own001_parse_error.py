@@ -48,7 +48,11 @@ errors are not reported.
 
 def describe(v: Violation) -> tuple[str, str, str]:
     reason = v.fact("reason", "invalid syntax")
-    return (f"cannot parse: {reason}", "the parser stops here", "fix the syntax error; nothing else in this file was checked")
+    return (
+        f"cannot parse: {reason}",
+        "the parser stops here",
+        "fix the syntax error; nothing else in this file was checked",
+    )
 
 
 CHECK = Check(RULE, describe)

@@ -65,7 +65,9 @@ class _Finder:
         self.at: cst.CSTNode | None = None  # the statement being walked (a hint for positions)
         # per function: locals bound once to a string; dict name -> deprecated keys set in it
         # (each key set in a dict is kept with the statement it is in)
-        self.scopes: list[tuple[dict[str, str], dict[str, list[tuple[cst.CSTNode, str, cst.CSTNode | None]]]]] = [({}, {})]
+        self.scopes: list[tuple[dict[str, str], dict[str, list[tuple[cst.CSTNode, str, cst.CSTNode | None]]]]] = [
+            ({}, {})
+        ]
         self.locals: list[dict[str, str]] = [{}]
         self.dicts: list[dict[str, list[tuple[cst.CSTNode, str, cst.CSTNode | None]]]] = [{}]
 
@@ -94,7 +96,13 @@ class _Finder:
         return text if text in self.env.deprecated else None
 
     def report(
-        self, node: cst.CSTNode, how: str, name: str, edits: tuple[Edit, ...] = (), safe: bool = False, at: cst.CSTNode | None = None
+        self,
+        node: cst.CSTNode,
+        how: str,
+        name: str,
+        edits: tuple[Edit, ...] = (),
+        safe: bool = False,
+        at: cst.CSTNode | None = None,
     ) -> None:
         """Reports `node`, which is in statement `at` (by default the one being
         walked; a statement is in itself)."""
@@ -192,7 +200,9 @@ class _Finder:
                 self.report(node, how, name, *(self.fix_for(args[0].value, value) if how == "set" else ((), False)))
         env_values = []
         if q in self.env.env_functions:
-            env_values = [a.value for a in node.args if a.keyword is not None and a.keyword.value in self.env.env_keywords]
+            env_values = [
+                a.value for a in node.args if a.keyword is not None and a.keyword.value in self.env.env_keywords
+            ]
         elif q in self.env.env_last_argument and args:
             env_values = [args[-1].value]
         for value in env_values:
@@ -227,7 +237,9 @@ def _string_locals(fn: cst.FunctionDef) -> dict[str, str]:
     return {k: v for k, v in values.items() if counts[k] == 1 and v is not None}
 
 
-def check_environment(unit_index: int, module: cst.Module, names: ModuleNames, env: EnvModel, constants: dict[str, object]) -> list[RawViolation]:
+def check_environment(
+    unit_index: int, module: cst.Module, names: ModuleNames, env: EnvModel, constants: dict[str, object]
+) -> list[RawViolation]:
     if not env.deprecated:
         return []
     finder = _Finder(unit_index, names, env, constants)

@@ -83,7 +83,9 @@ class InteropEval:
         if method and last in caps.producer_methods or not method and last in caps.producer_functions:
             exported = receiver if method else (positional[0] if positional else None)
             if method and last in caps.export_methods or not method and last in caps.export_functions:
-                self.check_export(node, exported, node.func.value if method else node.args[0].value if node.args else node)  # type: ignore[attr-defined]
+                self.check_export(
+                    node, exported, node.func.value if method else node.args[0].value if node.args else node
+                )  # type: ignore[attr-defined]
             return True, self.new_tagged(node, "capsule", "the capsule is made here")
         if qualified in threads.thread_constructors:
             for a, v in args:
@@ -137,7 +139,9 @@ class InteropEval:
 
                 if self.fa.violations is not None:
                     self.fa.violations.append(
-                        RawViolation("OWN502", self.fa.unit.index, node, source_of(spelled), (), hs.story[:2], stmt=self.fa.at)
+                        RawViolation(
+                            "OWN502", self.fa.unit.index, node, source_of(spelled), (), hs.story[:2], stmt=self.fa.at
+                        )
                     )
                 return
 
@@ -204,7 +208,9 @@ class InteropEval:
                 continue
             key = a.keyword.value
             if key in adopt.non_empty_keywords and _empty(v, a.value):
-                self.report_plain("OWN602", node, None, (("problem", "empty-devices"), ("detail", f"{key}={source_of(a.value)}")))
+                self.report_plain(
+                    "OWN602", node, None, (("problem", "empty-devices"), ("detail", f"{key}={source_of(a.value)}"))
+                )
             if key in adopt.property_keywords:
                 bad = _forbidden(v, adopt.forbidden_properties)
                 if bad:
@@ -220,8 +226,11 @@ class InteropEval:
 def _empty(v: Val, expr: cst.BaseExpression) -> bool:
     if v == ("seq", ()):
         return True
-    return type(expr) is cst.Call and not expr.args and type(expr.func) in (cst.Name, cst.Attribute) and (
-        (expr.func.value if type(expr.func) is cst.Name else expr.func.attr.value).endswith("List")
+    return (
+        type(expr) is cst.Call
+        and not expr.args
+        and type(expr.func) in (cst.Name, cst.Attribute)
+        and ((expr.func.value if type(expr.func) is cst.Name else expr.func.attr.value).endswith("List"))
     )
 
 

@@ -137,7 +137,9 @@ class MemoryEval:
         return None
 
     # -- calls --------------------------------------------------------------------
-    def memory_call(self: "_Eval", node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> tuple[bool, Val]:
+    def memory_call(
+        self: "_Eval", node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]]
+    ) -> tuple[bool, Val]:
         """Handle a call the memory model knows; (handled, value)."""
         mem = self.models.memory
         first = args[0][1] if args else None
@@ -299,7 +301,9 @@ class MemoryEval:
         for struct, _ in self.chain(positional[spec.descriptor]):
             fields = dict(struct[2])  # type: ignore[index]
             stype = fields.get("stype")
-            stype_word = stype[1].rpartition(".")[2] if isinstance(stype, tuple) and stype and stype[0] == "sym" else None
+            stype_word = (
+                stype[1].rpartition(".")[2] if isinstance(stype, tuple) and stype and stype[0] == "sym" else None
+            )
             if struct[1] != spec.extension and stype_word not in spec.extension_stype:  # type: ignore[index]
                 continue
             host = self.chain(positional[spec.descriptor])[0][0]
@@ -345,7 +349,9 @@ class MemoryEval:
                 if not aligned:
                     self.report_plain("OWN302", node, None, facts + (("what", "source"), ("source", source)))
                 elif offset is not None and linear.aligned(offset, self.fa.page_size) is False:
-                    self.report_plain("OWN302", node, None, facts + (("what", "address"), ("value", "base + " + linear.show(offset))))
+                    self.report_plain(
+                        "OWN302", node, None, facts + (("what", "address"), ("value", "base + " + linear.show(offset)))
+                    )
                 if read_only and ro_flag is False:
                     self.report_plain("OWN303", node, None, facts + (("source", source),))
                 if hs.kind == OWNER and not hs.escaped and not self.refs(buf):
@@ -354,7 +360,9 @@ class MemoryEval:
                     self.check_overlap(node, buf, offset, sizes, facts)
         return (addr, size, ro_flag, addr_done, size_done)
 
-    def check_overlap(self: "_Eval", node: cst.CSTNode, buf: int, offset: linear.Lin, sizes: list[linear.Lin], facts: tuple) -> None:
+    def check_overlap(
+        self: "_Eval", node: cst.CSTNode, buf: int, offset: linear.Lin, sizes: list[linear.Lin], facts: tuple
+    ) -> None:
         for obj, hs in list(self.st.heap.items()):
             m = hs.mapping
             if m is None or hs.kind == FREED or not (isinstance(m[0], tuple) and m[0] and m[0][0] == "addr"):
@@ -404,7 +412,9 @@ class MemoryEval:
         from ownlint.engine.typestate import RawViolation
 
         if self.fa.violations is not None:
-            self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, handle, facts, story, stmt=self.fa.at))
+            self.fa.violations.append(
+                RawViolation(code, self.fa.unit.index, node, handle, facts, story, stmt=self.fa.at)
+            )
 
 
 def _struct_name(link: Val) -> str | None:

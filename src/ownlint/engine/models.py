@@ -213,7 +213,9 @@ class ModelSet:
 
     def forbidden_properties(self) -> frozenset[str]:
         """Property names some adopting call forbids (OWN602)."""
-        return frozenset(p for cm in self.by_last_name.values() if cm.adopt is not None for p in cm.adopt.forbidden_properties)
+        return frozenset(
+            p for cm in self.by_last_name.values() if cm.adopt is not None for p in cm.adopt.forbidden_properties
+        )
 
     def never_raises(self, qualified: str) -> bool:
         return qualified.rpartition(".")[2] in self.non_raising
@@ -386,10 +388,22 @@ def _load_file(path: Path, models: ModelSet) -> None:
         r = _Reader(path, "[memory]", mem_raw)
         mem = models.memory
         for key in (
-            "page-size", "page-size-calls", "page-size-sysconf", "aligned", "unaligned", "read-only",
-            "read-only-keywords", "read-only-methods", "array-type-modules", "views", "from-buffer-methods",
-            "addressof", "char-pointer",
-            "address-attributes", "close-methods", "keeps-alive",
+            "page-size",
+            "page-size-calls",
+            "page-size-sysconf",
+            "aligned",
+            "unaligned",
+            "read-only",
+            "read-only-keywords",
+            "read-only-methods",
+            "array-type-modules",
+            "views",
+            "from-buffer-methods",
+            "addressof",
+            "char-pointer",
+            "address-attributes",
+            "close-methods",
+            "keeps-alive",
         ):
             getattr(mem, key.replace("-", "_")).update(r.get(key, list, []))
         mem.array_interface = r.get("array-interface", str, mem.array_interface)

@@ -82,7 +82,9 @@ class ModuleNames:
         return ".".join([head, *reversed(parts)])
 
 
-def collect_names(module: cst.Module, module_name: str, is_package: bool = False, source: str | None = None) -> ModuleNames:
+def collect_names(
+    module: cst.Module, module_name: str, is_package: bool = False, source: str | None = None
+) -> ModuleNames:
     """Resolve the imports and top-level definitions of `module`.
 
     `module_name` is its dotted name within the checked tree (used for

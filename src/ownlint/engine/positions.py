@@ -36,6 +36,7 @@ import warnings
 from collections.abc import Callable, Iterable
 
 import libcst as cst
+
 with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are not the user's concern
     warnings.simplefilter("ignore")
     from libcst.metadata import MetadataWrapper, PositionProvider
@@ -55,7 +56,6 @@ _AST_VALUED: dict[type, type] = {
     cst.AugAssign: ast.AugAssign,
     cst.Return: ast.Return,
 }
-
 
 
 class NotFound(Exception):
@@ -132,9 +132,19 @@ def _header(stmt: cst.CSTNode) -> Iterable[cst.CSTNode]:
         node = stack.pop()
         yield node
         for child in reversed(list(children(node))):
-            if type(child) in (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase):
+            if type(child) in (
+                cst.IndentedBlock,
+                cst.SimpleStatementSuite,
+                cst.Else,
+                cst.Finally,
+                cst.ExceptHandler,
+                cst.ExceptStarHandler,
+                cst.MatchCase,
+            ):
                 if type(child) in (cst.ExceptHandler, cst.ExceptStarHandler):
-                    stack.extend(c for c in children(child) if type(c) not in (cst.IndentedBlock, cst.SimpleStatementSuite))
+                    stack.extend(
+                        c for c in children(child) if type(c) not in (cst.IndentedBlock, cst.SimpleStatementSuite)
+                    )
                 continue
             if type(child) is cst.If and type(node) is cst.If:
                 continue  # an elif is a statement of its own

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import cast
 
 import libcst as cst
+
 with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are not the user's concern
     warnings.simplefilter("ignore")
     from libcst.metadata import MetadataWrapper, PositionProvider
@@ -108,7 +109,11 @@ def collect_scopes(
         if is_statement(node):
             at = node
         if type(node) in (cst.ClassDef, cst.FunctionDef):
-            q = None if outer is None or kind == "function" else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            q = (
+                None
+                if outer is None or kind == "function"
+                else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            )
             if type(node) is cst.ClassDef:
                 scopes.append(Scope(build_class_cfg(node, call_raises), [], None, ""))
                 inner_kind, inner_q, inner_function = "class", q, None
@@ -135,7 +140,11 @@ def collect_scopes(
 
 
 def _lambdas_and_yields(
-    node: cst.CSTNode, function: Scope | None, at: cst.CSTNode | None, scopes: list[Scope], call_raises: CallRaises | None
+    node: cst.CSTNode,
+    function: Scope | None,
+    at: cst.CSTNode | None,
+    scopes: list[Scope],
+    call_raises: CallRaises | None,
 ) -> None:
     """In an expression (which holds no statement): a scope for each lambda, in
     the order of a depth-first walk; a yield outside any lambda makes
@@ -158,7 +167,9 @@ def _lambdas_and_yields(
             stack.extend(reversed(children(current)))
 
 
-def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, object]:
+def module_constants(
+    module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None
+) -> dict[str, object]:
     """Module-level names bound exactly once, to a literal, the page size, or
     arithmetic on those (constants are folded, as `ownlint explain OWN302` says)."""
     counts: dict[str, int] = {}
@@ -300,7 +311,9 @@ class _Positions:
     def _compute(self, unit: Unit) -> dict[cst.CSTNode, Span]:
         wanted = self.wanted.get(unit.index, {})
         try:
-            found = positions.spans(unit.module, unit.source, wanted, unit.tree)  # libcst round-trips: the source is the module's code
+            found = positions.spans(
+                unit.module, unit.source, wanted, unit.tree
+            )  # libcst round-trips: the source is the module's code
         except (positions.NotFound, SyntaxError, ValueError, RecursionError):
             return self._slow(unit)
         return found if wanted.keys() <= found.keys() else {**self._slow(unit), **found}
@@ -441,7 +454,9 @@ class Project:
             violations = fa.run()
             total = time.perf_counter() - start
             own, self._nested = total - self._nested, outer + total
-            self.stats.append((unit, scope.cfg.node, fa.name or scope.cfg.name, fa.steps, fa.size(), own, fa.budget_note))
+            self.stats.append(
+                (unit, scope.cfg.node, fa.name or scope.cfg.name, fa.steps, fa.size(), own, fa.budget_note)
+            )
         summarize = fa.summary_later(scope.defaults) if summary else None
         note = (fa.name or scope.cfg.name, fa.budget_note) if fa.budget_note else None
         if note is not None:
@@ -507,9 +522,13 @@ class Project:
             return done
         unit, scope = self.functions[qualified]
         if scope.generator:
-            return Summary(qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,))
+            return Summary(
+                qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
+            )
         if qualified in self.in_progress:  # recursion: see summaries.py
-            return Summary(qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,))
+            return Summary(
+                qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
+            )
         self.in_progress.add(qualified)
         try:
             violations, summarize = self._evaluate(unit, scope, summary=True)
@@ -656,7 +675,9 @@ def _analyze_project(
     for unit, node, name, note in project.budget_notes:
         line = positions.span(unit, node).line
         reports[unit.index].errors.append(
-            FileError(unit.path, f"analysis budget: `{name}` (line {line}) {note}; its findings may be incomplete", "budget")
+            FileError(
+                unit.path, f"analysis budget: `{name}` (line {line}) {note}; its findings may be incomplete", "budget"
+            )
         )
     if stats is not None:
         for unit, node, name, steps, size, seconds, note in project.stats or ():
@@ -723,7 +744,13 @@ def _python_syntax_line(source: str) -> int | None:
 
 
 def _load(
-    i: int, f: SourceFile, modname: str, report: FileReport, sink: ViolationSink, models: ModelSet, options: EngineOptions
+    i: int,
+    f: SourceFile,
+    modname: str,
+    report: FileReport,
+    sink: ViolationSink,
+    models: ModelSet,
+    options: EngineOptions,
 ) -> Unit | None:
     dense = _too_dense(f.source)
     if dense is not None:

@@ -85,9 +85,16 @@ class HState:
     # run on every event of every path, so they construct directly
     def _copy(self, **changes: object) -> "HState":
         fields = {
-            "kind": self.kind, "reported": self.reported, "story": self.story, "first": self.first,
-            "first_step": self.first_step, "owner": self.owner, "tag": self.tag, "escaped": self.escaped,
-            "mapping": self.mapping, "prov": self.prov,
+            "kind": self.kind,
+            "reported": self.reported,
+            "story": self.story,
+            "first": self.first,
+            "first_step": self.first_step,
+            "owner": self.owner,
+            "tag": self.tag,
+            "escaped": self.escaped,
+            "mapping": self.mapping,
+            "prov": self.prov,
         }
         fields.update(changes)
         return HState(**fields)  # type: ignore[arg-type]
@@ -100,16 +107,32 @@ class HState:
 
     def mark_reported(self) -> "HState":
         return HState(
-            self.kind, True, self.story, self.first, self.first_step, self.owner, self.tag, self.escaped,
-            self.mapping, self.prov,
+            self.kind,
+            True,
+            self.story,
+            self.first,
+            self.first_step,
+            self.owner,
+            self.tag,
+            self.escaped,
+            self.mapping,
+            self.prov,
         )
 
     def with_first(self, first: str, step: Step) -> "HState":
         if self.first is not None:
             return self
         return HState(
-            self.kind, self.reported, self.story, first, step, self.owner, self.tag, self.escaped,
-            self.mapping, self.prov,
+            self.kind,
+            self.reported,
+            self.story,
+            first,
+            step,
+            self.owner,
+            self.tag,
+            self.escaped,
+            self.mapping,
+            self.prov,
         )
 
 
@@ -301,7 +324,9 @@ def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:
     and an alias forgotten while another name still holds the object loses
     nothing of it: forgetting those is the ordinary join of values)."""
     heap = group[0].heap
-    tracked = {o for o, hs in heap.items() if hs.kind != LIVE or hs.owner is not None or hs.mapping is not None or hs.tag}
+    tracked = {
+        o for o, hs in heap.items() if hs.kind != LIVE or hs.owner is not None or hs.mapping is not None or hs.tag
+    }
     tracked -= {o for v in merged.env.values() for o in objects_in(v)}
     if not tracked:
         return False

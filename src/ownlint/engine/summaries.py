@@ -33,6 +33,7 @@ def _objects(v: object) -> list[int]:
         return [o for x in v[1] for o in _objects(x)]
     return []
 
+
 # Where a value the callee hands back came from:
 #   ("param", i)         the caller's i-th argument
 #   ("field", "x")       the caller's `self.x` (for `self.method()` calls)
@@ -86,7 +87,9 @@ def describe_value(v: object, st: PathState, fields: dict[str, int], nparams: in
     return None
 
 
-def describe_owner(owner: int | None, st: PathState, returned: tuple[int, ...], nparams: int, end: Step | None) -> OwnerDesc:
+def describe_owner(
+    owner: int | None, st: PathState, returned: tuple[int, ...], nparams: int, end: Step | None
+) -> OwnerDesc:
     if owner is None:
         return None
     if owner in returned:
@@ -106,9 +109,7 @@ def describe_owner(owner: int | None, st: PathState, returned: tuple[int, ...], 
 def outcome_of(st: PathState, params: list[str], fields: dict[str, int], self_name: str | None) -> Outcome:
     """Project an exit state of the callee onto what its callers can see."""
     n = len(params)
-    conds = tuple(
-        (i, st.conds[p]) for i, p in enumerate(params) if p in st.conds and st.env.get(p) == -(i + 1)
-    )
+    conds = tuple((i, st.conds[p]) for i, p in enumerate(params) if p in st.conds and st.env.get(p) == -(i + 1))
     ret_value = st.env.get(RETURN_KEY)
     returned = tuple(o for o in _objects(ret_value))
 
@@ -122,7 +123,7 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, int], self_na
         prefix = f"{self_name}."
         for key, v in sorted(st.env.items(), key=lambda kv: kv[0]):
             if key.startswith(prefix):
-                attr = key[len(prefix):]
+                attr = key[len(prefix) :]
                 if fields.get(attr) != v:
                     rebinds.append((attr, describe_value(v, st, fields, n)))
     ret = describe_value(ret_value, st, fields, n)

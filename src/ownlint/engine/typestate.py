@@ -287,7 +287,9 @@ class FunctionAnalysis:
         self.sized = False
         size = len(self.cfg.blocks) * (len(self.params) + elems)
         if size > self.SIZE_BUDGET:
-            self.budget_note = f"too large to analyse ({len(self.cfg.blocks)} blocks, {len(self.params) + elems} names and steps)"
+            self.budget_note = (
+                f"too large to analyse ({len(self.cfg.blocks)} blocks, {len(self.params) + elems} names and steps)"
+            )
             return []
         # Findings are collected as the solver goes, a block's from its latest
         # run: a worklist solver runs a block again whenever its entry state
@@ -316,7 +318,9 @@ class FunctionAnalysis:
         if self.budget_hit:
             self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"
         elif self.forks >= self.FORK_BUDGET:
-            self.budget_note = f"branches inside expressions more than {self.FORK_BUDGET:,} times: later ones were followed one way"
+            self.budget_note = (
+                f"branches inside expressions more than {self.FORK_BUDGET:,} times: later ones were followed one way"
+            )
         out, self.violations = self.violations, None
         return out
 
@@ -508,7 +512,9 @@ class FunctionAnalysis:
         st.heap[obj] = hs.mark_reported()
         if self.violations is not None:
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
-            self.violations.append(RawViolation(code, self.unit.index, node, text, facts, hs.story + extra, stmt=self.at))
+            self.violations.append(
+                RawViolation(code, self.unit.index, node, text, facts, hs.story + extra, stmt=self.at)
+            )
 
     def site_object(self, node: cst.CSTNode, slot: int = 0) -> int:
         key = (id(node), slot)
@@ -768,12 +774,26 @@ class _Eval(MemoryEval, InteropEval):
             return left  # pointer arithmetic derives from the pointer
         if isinstance(left, tuple) and isinstance(right, tuple) and left and right and left[0] == right[0] == "const":
             return fold(node.operator, left[1], right[1])
-        if isinstance(left, tuple) and left and left[0] == "oneof" or isinstance(right, tuple) and right and right[0] == "oneof":
+        if (
+            isinstance(left, tuple)
+            and left
+            and left[0] == "oneof"
+            or isinstance(right, tuple)
+            and right
+            and right[0] == "oneof"
+        ):
             options = []
             for a in left[1] if isinstance(left, tuple) and left and left[0] == "oneof" else (left,):
                 for b in right[1] if isinstance(right, tuple) and right and right[0] == "oneof" else (right,):
                     v = self.arith(node.operator, a, b)
-                    if v is None and isinstance(a, tuple) and isinstance(b, tuple) and a and b and a[0] == b[0] == "const":
+                    if (
+                        v is None
+                        and isinstance(a, tuple)
+                        and isinstance(b, tuple)
+                        and a
+                        and b
+                        and a[0] == b[0] == "const"
+                    ):
                         v = fold(node.operator, a[1], b[1])
                     if v is None:
                         return None
@@ -912,7 +932,13 @@ class _Eval(MemoryEval, InteropEval):
                 buf = m[0][1]
                 bh = self.st.heap.get(buf)
                 if bh is not None and bh.kind == OWNER and not bh.escaped and buf >= 0 and buf not in returned:
-                    self.report_plain("OWN304", node, source_of(node.value) if node.value else None, (("how", "returned"),), hs.story[:1])
+                    self.report_plain(
+                        "OWN304",
+                        node,
+                        source_of(node.value) if node.value else None,
+                        (("how", "returned"),),
+                        hs.story[:1],
+                    )
 
     def returned(self, value: Val, node: cst.Return) -> None:
         """`return value`: a borrowed or transferred handle whose local owner dies
@@ -1004,8 +1030,10 @@ class _Eval(MemoryEval, InteropEval):
             if method and b.method == "any" or method and b.method == "tracked" and self.is_owner(receiver):
                 return self.borrow(b, receiver, node, node.func.value)  # type: ignore[attr-defined]
             positional = [v for a, v in args if a.keyword is None and not a.star]
-            if not method and 0 <= b.owner < len(positional) and (
-                self.guarded(qualified, b.guard_modules) or self.is_owner(positional[b.owner])
+            if (
+                not method
+                and 0 <= b.owner < len(positional)
+                and (self.guarded(qualified, b.guard_modules) or self.is_owner(positional[b.owner]))
             ):
                 return self.borrow(b, positional[b.owner], node, node.args[b.owner].value)
         summary = fa.resolver(node, qualified, on_self) if fa.resolver is not None else None
@@ -1076,7 +1104,7 @@ class _Eval(MemoryEval, InteropEval):
 
     # -- SYCL interop --------------------------------------------------------------
     def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
-        """"keep", "transfer", or "unknown" (the ownership spellings the models list)."""
+        """ "keep", "transfer", or "unknown" (the ownership spellings the models list)."""
         own = adopt.ownership
         value: Val = None
         given = False
@@ -1137,7 +1165,9 @@ class _Eval(MemoryEval, InteropEval):
                 self.use(obj, node, spelled)
                 hs = self.st.heap.get(obj, HState(LIVE))
                 if not hs.reported and hs.kind in (LIVE, KEPT):
-                    self.st.heap[obj] = hs.with_step(KEPT, self.fa.step_of(node, "adopted with `keep` here"), owner=owner)
+                    self.st.heap[obj] = hs.with_step(
+                        KEPT, self.fa.step_of(node, "adopted with `keep` here"), owner=owner
+                    )
                     self.st.heap[owner] = self.st.heap[owner].but(owner=obj)
             else:  # unknown ownership: nothing may rest on it
                 self.use(obj, node, spelled)
@@ -1145,12 +1175,22 @@ class _Eval(MemoryEval, InteropEval):
                     self.st.heap.pop(obj, None)
         return owner
 
-    def transfer(self, obj: int, owner: int, node: cst.CSTNode, spelled: str | cst.CSTNode, via: Summary | None = None, inner: Step | None = None) -> None:
+    def transfer(
+        self,
+        obj: int,
+        owner: int,
+        node: cst.CSTNode,
+        spelled: str | cst.CSTNode,
+        via: Summary | None = None,
+        inner: Step | None = None,
+    ) -> None:
         hs = self.st.heap.get(obj, HState(LIVE))
         if hs.reported:
             return
         if hs.kind == TRANSFERRED:
-            self.fa.report(self.st, "OWN103", node, obj, spelled, _via(via), _inner(inner, via, "transferred again here"))
+            self.fa.report(
+                self.st, "OWN103", node, obj, spelled, _via(via), _inner(inner, via, "transferred again here")
+            )
             return
         if hs.kind == FREED:
             self.fa.report(self.st, "OWN203", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
@@ -1172,7 +1212,15 @@ class _Eval(MemoryEval, InteropEval):
         if hs.tag in b.unsupported:
             if self.fa.violations is not None:
                 self.fa.violations.append(
-                    RawViolation("OWN401", self.fa.unit.index, node, source_of(spelled), (("kind", hs.tag),), hs.story, stmt=self.fa.at)
+                    RawViolation(
+                        "OWN401",
+                        self.fa.unit.index,
+                        node,
+                        source_of(spelled),
+                        (("kind", hs.tag),),
+                        hs.story,
+                        stmt=self.fa.at,
+                    )
                 )
             return None
         if hs.owner is not None and hs.kind == OWNER:
@@ -1190,7 +1238,12 @@ class _Eval(MemoryEval, InteropEval):
 
     # -- effects on one object ---------------------------------------------------
     def use(
-        self, value: Val, node: cst.CSTNode, spelled: str | cst.CSTNode, via: Summary | None = None, inner: Step | None = None
+        self,
+        value: Val,
+        node: cst.CSTNode,
+        spelled: str | cst.CSTNode,
+        via: Summary | None = None,
+        inner: Step | None = None,
     ) -> None:
         if value is None:  # most values: nothing tracked
             return
@@ -1211,7 +1264,12 @@ class _Eval(MemoryEval, InteropEval):
                 self.st.heap[obj] = (hs or HState(LIVE)).with_first("use", self.fa.step_of(node, "used here"))
 
     def free(
-        self, value: Val, node: cst.CSTNode, spelled: str | cst.CSTNode, via: Summary | None = None, inner: Step | None = None
+        self,
+        value: Val,
+        node: cst.CSTNode,
+        spelled: str | cst.CSTNode,
+        via: Summary | None = None,
+        inner: Step | None = None,
     ) -> None:
         for obj in _objects_in(value):
             hs = self.st.heap.get(obj, HState(LIVE))
@@ -1296,7 +1354,9 @@ class _Eval(MemoryEval, InteropEval):
             return None
         return v
 
-    def bind_arguments(self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> dict[int, tuple[cst.BaseExpression | None, Val]]:
+    def bind_arguments(
+        self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]
+    ) -> dict[int, tuple[cst.BaseExpression | None, Val]]:
         bound: dict[int, tuple[cst.BaseExpression | None, Val]] = {}
         offset = 0
         if summary.is_method and receiver is not None:
@@ -1315,7 +1375,9 @@ class _Eval(MemoryEval, InteropEval):
             bound.setdefault(i, (None, default))  # type: ignore[arg-type]
         return bound
 
-    def consistent(self, outcome: Outcome, summary: Summary, bound: dict[int, tuple[cst.BaseExpression | None, Val]]) -> bool:
+    def consistent(
+        self, outcome: Outcome, summary: Summary, bound: dict[int, tuple[cst.BaseExpression | None, Val]]
+    ) -> bool:
         """Whether the caller's knowledge allows the callee's assumptions."""
         for i, truth in outcome.conds:
             expr, value = bound.get(i, (None, None))
@@ -1351,10 +1413,20 @@ class _Eval(MemoryEval, InteropEval):
                 if hs is None or hs.tag != "capsule" or hs.reported:
                     continue
                 if hs.kind == CONSUMED:
-                    self.fa.report(self.st, "OWN501", node, obj, spelled, _via(summary), _inner(last, summary, "consumed again here"))
+                    self.fa.report(
+                        self.st,
+                        "OWN501",
+                        node,
+                        obj,
+                        spelled,
+                        _via(summary),
+                        _inner(last, summary, "consumed again here"),
+                    )
                 else:
                     label = f"consumed here, inside `{summary.name}`"
-                    self.st.heap[obj] = hs.with_step(CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label))
+                    self.st.heap[obj] = hs.with_step(
+                        CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label)
+                    )
         if effect.kind == FREED:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
             self.free(value, node, spelled, summary, where)
@@ -1366,11 +1438,21 @@ class _Eval(MemoryEval, InteropEval):
                 else:
                     hs = self.st.heap.get(obj, HState(LIVE))
                     if not hs.reported and hs.kind in (LIVE, KEPT):
-                        step = Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`", last.stmt) if last else self.fa.step_of(node, "adopted with `keep` here")
+                        step = (
+                            Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`", last.stmt)
+                            if last
+                            else self.fa.step_of(node, "adopted with `keep` here")
+                        )
                         self.st.heap[obj] = hs.with_step(KEPT, step, owner=owner_obj)
 
     def owner_for(
-        self, desc: object, ret: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]], node: cst.Call, slot: int, summary: Summary
+        self,
+        desc: object,
+        ret: Val,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        node: cst.Call,
+        slot: int,
+        summary: Summary,
     ) -> int:
         """The caller's object for the owner the callee linked a handle to."""
         if isinstance(desc, tuple) and desc:
@@ -1391,7 +1473,14 @@ class _Eval(MemoryEval, InteropEval):
         self.st.heap[obj] = HState(OWNER, escaped=True)
         return obj
 
-    def materialize(self, desc: object, bound: dict[int, tuple[cst.BaseExpression | None, Val]], node: cst.Call, summary: Summary, slot: int) -> Val:
+    def materialize(
+        self,
+        desc: object,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        node: cst.Call,
+        summary: Summary,
+        slot: int,
+    ) -> Val:
         """The caller's value for what the callee handed back."""
         if not isinstance(desc, tuple):
             return None
@@ -1411,7 +1500,9 @@ class _Eval(MemoryEval, InteropEval):
                 # the callee mapped what the caller passed: check it here, with the caller's values
                 mapping = (self.substitute(mapping[0], bound), self.substitute(mapping[1], bound), *mapping[2:])
                 mapping = self.check_mapping(node, mapping, summary)
-            self.st.heap[obj] = HState(hs.kind, hs.reported, hs.story + (step,), tag=hs.tag, owner=owner, mapping=mapping)
+            self.st.heap[obj] = HState(
+                hs.kind, hs.reported, hs.story + (step,), tag=hs.tag, owner=owner, mapping=mapping
+            )
             return obj
         return None
 
@@ -1440,7 +1531,12 @@ class _Eval(MemoryEval, InteropEval):
             if m is None:
                 continue
             addr, size = m[0], m[1]
-            if isinstance(addr, tuple) and addr and addr[0] == "addr" and (addr[1] == obj or _mentions(addr[2], symbol)):
+            if (
+                isinstance(addr, tuple)
+                and addr
+                and addr[0] == "addr"
+                and (addr[1] == obj or _mentions(addr[2], symbol))
+            ):
                 addr = None
             if isinstance(size, tuple) and size and size[0] == "lin" and _mentions(size[1], symbol):
                 size = None

@@ -38,7 +38,16 @@ _TRIVIA: tuple[type, ...] = (
     cst.ImportStar,
 )
 _SKIP_FIELDS = frozenset(
-    {"lpar", "rpar", "whitespace_before", "whitespace_after", "leading_lines", "lines_after_decorators", "header", "footer"}
+    {
+        "lpar",
+        "rpar",
+        "whitespace_before",
+        "whitespace_after",
+        "leading_lines",
+        "lines_after_decorators",
+        "header",
+        "footer",
+    }
 )
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _CODE: dict[type, bool] = {}  # node class -> carries code (is not trivia); isinstance on ABCs is slow
@@ -185,7 +194,12 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         kind = type(current)
-        if kind in leaves or not into_scopes and current is not node and kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+        if (
+            kind in leaves
+            or not into_scopes
+            and current is not node
+            and kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+        ):
             continue
         stack.extend(reversed(children(current)))
 

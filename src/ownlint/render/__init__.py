@@ -25,7 +25,7 @@ def rule_of(code: str) -> Rule | None:
 
 
 def severity_of(code: str) -> str:
-    """"error" or "warning"; a code the registry does not know counts as an error."""
+    """ "error" or "warning"; a code the registry does not know counts as an error."""
     rule = rule_of(code)
     return rule.severity if rule is not None else "error"
 

@@ -115,9 +115,7 @@ def quantiles(values: list[float]) -> str:
     if len(values) < 2:
         return "-"
     cuts = statistics.quantiles(values, n=100, method="inclusive")
-    return "median {:.2f} ms, p90 {:.2f} ms, p99 {:.2f} ms, max {:.2f} ms".format(
-        cuts[49] * 1e3, cuts[89] * 1e3, cuts[98] * 1e3, max(values) * 1e3
-    )
+    return f"median {cuts[49] * 1e3:.2f} ms, p90 {cuts[89] * 1e3:.2f} ms, p99 {cuts[98] * 1e3:.2f} ms, max {max(values) * 1e3:.2f} ms"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from ownlint.diagnostics import Diagnostic, FileReport, Related, Span
 from ownlint import runner
+from ownlint.diagnostics import Diagnostic, FileReport, Related, Span
 from ownlint.engine import project
 from ownlint.engine.models import ModelSet
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-__all__ = ["function_source", "HEADER"]
+__all__ = ["HEADER", "function_source"]
 
 HEADER = """\
 import concurrent.futures

@@ -30,15 +30,13 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from programs import function_source
 
 from ownlint.diagnostics import FileReport
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.project import analyze_project
 from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile
 from ownlint.engine.typestate import FunctionAnalysis
-
-from programs import function_source
-
 
 SETTINGS = settings(
     max_examples=150,

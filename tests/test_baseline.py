@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 from cli_helpers import BUGGY, invoke
+from click.testing import Result
 from fake_engine import install
 
 

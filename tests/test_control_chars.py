@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import BUGGY, invoke
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
@@ -28,8 +29,6 @@ from ownlint.lines import printable, split_lines
 from ownlint.lsp import Positions, _OneLine, to_lsp_diagnostic
 from ownlint.render import concise, github, json_, statistics, text
 from ownlint.suppress import UnusedSuppression
-
-from cli_helpers import BUGGY, invoke
 
 C0 = [chr(code) for code in range(0x20) if code != 0x09]
 C1 = [chr(code) for code in range(0x80, 0xA0)]

@@ -14,14 +14,13 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from cli_helpers import BUGGY  # the buggy module the CLI tests share
 from click.testing import CliRunner
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 import ownlint
 from ownlint.cli import cli
-
-from cli_helpers import BUGGY  # the buggy module the CLI tests share
 
 TIMEOUT = 30.0
 QUIET = 1.0  # how long "no further diagnostics" is waited for

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
-
 from test_lsp import BUGGY, FIXED, TIMEOUT, client, open_document, waiter  # noqa: F401 - `client` is a fixture
 
 

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import BUGGY  # the buggy module the CLI tests share
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import BUGGY  # the buggy module the CLI tests share
 
 REPO = Path(__file__).resolve().parent.parent

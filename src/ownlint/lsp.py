@@ -41,9 +41,9 @@ sees it); the configuration is read again for every check, not watched.
 from __future__ import annotations
 
 import asyncio
-import sys
 import logging
 import os
+import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field

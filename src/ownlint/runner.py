@@ -128,7 +128,7 @@ def _batches(components: list[list[SourceFile]], jobs: int) -> list[list[int]]:
     return batches
 
 
-def _context() -> "multiprocessing.context.BaseContext":
+def _context() -> multiprocessing.context.BaseContext:
     """How worker processes start. On Linux, with no other thread running
     (a thread's locks would be copied mid-use), they are forked from this
     process after it has imported the engine, so they inherit it: importing

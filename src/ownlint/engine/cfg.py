@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-
 from ownlint.engine.walk import walk
 
 _EMPTY = cst.Module(body=[])

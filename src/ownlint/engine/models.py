@@ -8,7 +8,6 @@ key. The engine asks a `ModelSet` what a callee does; it never names an API.
 from __future__ import annotations
 
 import re
-
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field

@@ -42,8 +42,8 @@ with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are
     from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ownlint.diagnostics import Span
-from ownlint.lines import split_lines
 from ownlint.engine.walk import SIMPLE_LINES, children, walk
+from ownlint.lines import split_lines
 
 # expressions whose inner positions `ast` gives differently (before Python 3.12,
 # the nodes inside an f-string carry positions relative to the string)

@@ -9,8 +9,6 @@ import gc
 import re
 import time
 import warnings
-
-
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,18 +23,18 @@ with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are
 from ownlint import __version__
 from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
-from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
-from ownlint.engine.models import ModelSet
 from ownlint.engine import incremental, linear, parsing, positions
+from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg, build_module_cfg
 from ownlint.engine.environment import check_environment
 from ownlint.engine.memory import as_lin, lin_value
+from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames, collect_names
 from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile, module_names
-from ownlint.engine.walk import LEAVES, children, compound_children, holds_statements, is_statement
 from ownlint.engine.state import Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit, fold, literal
 from ownlint.engine.violations import StoryStep, Violation, ViolationSink
+from ownlint.engine.walk import LEAVES, children, compound_children, holds_statements, is_statement
 
 
 def module_name_for(path: str) -> str:
@@ -781,4 +779,4 @@ def _load(
     return Unit(i, f.path, module, names, constants, f.source, pieces, tree)  # type: ignore[arg-type]
 
 
-__all__ = ["EngineOptions", "SourceFile", "analyze_project", "Step"]
+__all__ = ["EngineOptions", "SourceFile", "Step", "analyze_project"]

@@ -34,7 +34,6 @@ from typing import Union
 
 import libcst as cst
 
-
 # handle states
 LIVE = "live"  # the application's (or nothing known)
 FREED = "freed"  # destroyed or freed by the application
@@ -83,7 +82,7 @@ class HState:
 
     # dataclasses.replace costs about ten times a plain construction; these
     # run on every event of every path, so they construct directly
-    def _copy(self, **changes: object) -> "HState":
+    def _copy(self, **changes: object) -> HState:
         fields = {
             "kind": self.kind,
             "reported": self.reported,
@@ -99,13 +98,13 @@ class HState:
         fields.update(changes)
         return HState(**fields)  # type: ignore[arg-type]
 
-    def but(self, **changes: object) -> "HState":
+    def but(self, **changes: object) -> HState:
         return self._copy(**changes)
 
-    def with_step(self, kind: str, step: Step, **changes: object) -> "HState":
+    def with_step(self, kind: str, step: Step, **changes: object) -> HState:
         return self._copy(kind=kind, story=self.story + (step,), **changes)
 
-    def mark_reported(self) -> "HState":
+    def mark_reported(self) -> HState:
         return HState(
             self.kind,
             True,
@@ -119,7 +118,7 @@ class HState:
             self.prov,
         )
 
-    def with_first(self, first: str, step: Step) -> "HState":
+    def with_first(self, first: str, step: Step) -> HState:
         if self.first is not None:
             return self
         return HState(
@@ -147,7 +146,7 @@ Val = Union[None, int, tuple]
 
 
 class PathState:
-    __slots__ = ("env", "heap", "conds", "last", "_key")
+    __slots__ = ("_key", "conds", "env", "heap", "last")
 
     def __init__(self, env: dict[str, Val], heap: dict[int, HState], conds: dict[str, bool]) -> None:
         self.env = env
@@ -156,7 +155,7 @@ class PathState:
         self.last: Val = None  # the value of the last `eval` step (for `with ... as`)
         self._key: tuple[frozenset, frozenset] | None = None
 
-    def copy(self) -> "PathState":
+    def copy(self) -> PathState:
         s = PathState(dict(self.env), dict(self.heap), dict(self.conds))
         s.last = self.last
         return s
@@ -169,7 +168,7 @@ class PathState:
     def touched(self) -> None:
         self._key = None
 
-    def collected(self) -> "PathState":
+    def collected(self) -> PathState:
         """This state without the typestates of objects nothing can reach any
         more: no name holds them, they are no parameter or field, no live
         mapping, and no object kept holds them as its owner or in its mapping.
@@ -218,7 +217,7 @@ class StateSet:
         self.widened = widened
 
     @staticmethod
-    def of(items: list[PathState]) -> "StateSet":
+    def of(items: list[PathState]) -> StateSet:
         out = StateSet()
         for s in items:
             out._add(s)
@@ -247,14 +246,14 @@ class StateSet:
             shared = {c: v for c, v in old.conds.items() if s.conds.get(c) == v}
             self.states[k] = PathState(old.env, old.heap, shared)
 
-    def join(self, other: "StateSet") -> "StateSet":
+    def join(self, other: StateSet) -> StateSet:
         out = StateSet(dict(self.states), self.widened or other.widened)
         for s in other.states.values():
             out._add(s)
         out._bound()
         return out
 
-    def widen(self, newer: "StateSet") -> "StateSet":
+    def widen(self, newer: StateSet) -> StateSet:
         """`self` widened by `newer` (which holds `self`'s paths and more), at a
         loop head the solver has visited often enough (domain.py): each new
         path state merges with the states already there that have the same

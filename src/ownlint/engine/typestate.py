@@ -35,25 +35,23 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-
-from ownlint.engine.cfg import CFG, Block, Edge, Elem, may_raise, source_of
-from ownlint.engine.models import ModelSet
-from ownlint.engine.names import ModuleNames
-from ownlint.engine.solver import Solution, solve
 from ownlint.engine import domain, linear
+from ownlint.engine.cfg import CFG, Block, Edge, Elem, may_raise, source_of
 from ownlint.engine.interop import InteropEval
 from ownlint.engine.memory import MemoryEval, addr_value, parse_tag
-from ownlint.engine.models import Adopt, Borrow
+from ownlint.engine.models import Adopt, Borrow, ModelSet
+from ownlint.engine.names import ModuleNames
+from ownlint.engine.solver import Solution, solve
 from ownlint.engine.state import (
     BORROWED,
     CONSUMED,
     FREED,
     KEPT,
     LIVE,
+    MAX_PATHS,
     OWNER,
     OWNER_DEAD,
     TRANSFERRED,
-    MAX_PATHS,
     HState,
     PathState,
     StateSet,
@@ -61,8 +59,8 @@ from ownlint.engine.state import (
     Val,
     objects_in,
 )
-from ownlint.engine.walk import names_used, statements, walk
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
+from ownlint.engine.walk import names_used, statements, walk
 
 # Finds the summary of the project function a call reaches, or None.
 Resolver = Callable[[cst.Call, str, bool], "Summary | None"]
@@ -774,13 +772,8 @@ class _Eval(MemoryEval, InteropEval):
             return left  # pointer arithmetic derives from the pointer
         if isinstance(left, tuple) and isinstance(right, tuple) and left and right and left[0] == right[0] == "const":
             return fold(node.operator, left[1], right[1])
-        if (
-            isinstance(left, tuple)
-            and left
-            and left[0] == "oneof"
-            or isinstance(right, tuple)
-            and right
-            and right[0] == "oneof"
+        if (isinstance(left, tuple) and left and left[0] == "oneof") or (
+            isinstance(right, tuple) and right and right[0] == "oneof"
         ):
             options = []
             for a in left[1] if isinstance(left, tuple) and left and left[0] == "oneof" else (left,):
@@ -1027,7 +1020,7 @@ class _Eval(MemoryEval, InteropEval):
         model = models.call(qualified)
         if model is not None and model.borrow is not None:
             b = model.borrow
-            if method and b.method == "any" or method and b.method == "tracked" and self.is_owner(receiver):
+            if (method and b.method == "any") or (method and b.method == "tracked" and self.is_owner(receiver)):
                 return self.borrow(b, receiver, node, node.func.value)  # type: ignore[attr-defined]
             positional = [v for a, v in args if a.keyword is None and not a.star]
             if (

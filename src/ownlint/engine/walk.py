@@ -194,11 +194,8 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         kind = type(current)
-        if (
-            kind in leaves
-            or not into_scopes
-            and current is not node
-            and kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+        if kind in leaves or (
+            not into_scopes and current is not node and kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef)
         ):
             continue
         stack.extend(reversed(children(current)))

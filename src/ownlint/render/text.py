@@ -41,8 +41,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ownlint.api import RunResult
-from ownlint.lines import printable, split_lines
 from ownlint.diagnostics import Diagnostic, Span
+from ownlint.lines import printable, split_lines
 from ownlint.render import error_line, rule_of, severity_of, summary_line, unused_line
 
 TAB = "    "

@@ -7,6 +7,8 @@ it writes above each corpus, which enables it as the local rule
 `.fixit_noop` and disables Fixit's built-in rules.
 """
 
+from typing import ClassVar
+
 import libcst as cst
 from fixit import Invalid, LintRule, Valid
 
@@ -14,8 +16,8 @@ from fixit import Invalid, LintRule, Valid
 class NoOpCall(LintRule):
     """Looks at every call, reports nothing."""
 
-    VALID = [Valid("f(x)")]
-    INVALID: list[Invalid] = []
+    VALID: ClassVar[list[Valid]] = [Valid("f(x)")]
+    INVALID: ClassVar[list[Invalid]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         pass

@@ -56,7 +56,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-import make_corpus  # a sibling script, not a package
+import make_corpus  # noqa: E402 - a sibling script, not a package: importable once HERE is on sys.path
 
 VENV = Path(os.environ.get("OWNLINT_BENCH_VENV", HERE / ".venv"))
 TIMEOUT = 20 * 60
@@ -736,7 +736,7 @@ def round_ratios(rows: list[Measurement], tool: str, base: str) -> str:
         return ""
     parts = []
     for i, what in ((0, "wall"), (1, "CPU")):
-        ratios = [x[i] / y[i] for x, y in zip(a.runs, b.runs) if x[i] and y[i]]
+        ratios = [x[i] / y[i] for x, y in zip(a.runs, b.runs, strict=True) if x[i] and y[i]]
         if ratios:
             shown = ", ".join(f"{r:.2f}" for r in ratios)
             parts.append(f"{what} {shown} (median **{statistics.median(ratios):.2f}×**)")

@@ -540,7 +540,7 @@ class _Gen:
             "count = count + (1 if p else 0)",
             'x = {"k": x, "n": n}',
             "x = x[0]",
-            "box.append(%s)" % self.handle(scope),
+            f"box.append({self.handle(scope)})",
             "box = [box, box]",
             "box = box + box",
             's = f"{s}{n}"',

@@ -381,7 +381,7 @@ def test_bad_input(setup: Setup, how: str, tmp_path: Path, monkeypatch: pytest.M
 
     assert findings == {GOOD_FINDING, *expect.findings}
     assert sorted(p for p, _ in errors) == sorted(p for p, _ in expect.errors), errors
-    for (path, message), (_, fragment) in zip(sorted(errors), sorted(expect.errors)):
+    for (path, message), (_, fragment) in zip(sorted(errors), sorted(expect.errors), strict=True):
         assert fragment in message, (path, message)
 
 

@@ -60,7 +60,7 @@ def test_concurrent_runs_and_a_truncated_cache(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     outputs = [proc.communicate(timeout=300) for proc in procs]
-    first, second = (findings_of(proc.returncode, out, err) for proc, (out, err) in zip(procs, outputs))
+    first, second = (findings_of(proc.returncode, out, err) for proc, (out, err) in zip(procs, outputs, strict=True))
     assert first == second
     assert {(f["path"], f["line"], f["code"]) for f in first} == expected
 

@@ -112,7 +112,7 @@ def test_every_fixture_edited_function_by_function(tmp_path: Path) -> None:
     lines = text.split("\n")
     defs = [i for i, line in enumerate(lines) if line.startswith("def ") and line.rstrip().endswith(":")]
     for k, i in enumerate(defs[:: max(1, len(defs) // 8)]):
-        lines = lines[: i + 1] + [f"    edited_{k} = {k}"] + lines[i + 1 :]
+        lines = [*lines[: i + 1], f"    edited_{k} = {k}", *lines[i + 1 :]]
         steps.append("\n".join(lines))
     steps.append(text)
     seen = check_steps(tmp_path, steps)

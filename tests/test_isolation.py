@@ -96,7 +96,7 @@ def analyze(
 def assert_only(stopped: dict[str, str], got: list[list[object]], normal: list[list[object]]) -> None:
     """The files in `stopped` have just their entry; every other has its normal report."""
     assert [r[0] for r in got] == [r[0] for r in normal]  # every file, in order
-    for report, expected in zip(got, normal):
+    for report, expected in zip(got, normal, strict=True):
         path = report[0]
         if path in stopped:
             assert report == [path, [], [f"analysis stopped: {stopped[path]}"]]

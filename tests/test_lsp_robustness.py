@@ -16,7 +16,7 @@ from pytest_lsp import LanguageClient
 from test_lsp import BUGGY, FIXED, TIMEOUT, client, open_document, waiter  # noqa: F401 - `client` is a fixture
 
 
-async def published_for(client: LanguageClient, uri: str) -> lsp.PublishDiagnosticsParams:
+async def published_for(client: LanguageClient, uri: str) -> lsp.PublishDiagnosticsParams:  # noqa: F811 - named as the `client` fixture it is given
     """The next diagnostics published for `uri` (others, such as the clearing of a
     closed document, are passed over)."""
     while True:
@@ -61,7 +61,8 @@ def test_malformed_messages_are_ignored_and_the_server_answers_the_next_one(tmp_
 
 @pytest.mark.asyncio
 async def test_an_edit_with_an_out_of_range_position_does_not_stop_the_server(
-    client: LanguageClient, tmp_path: Path
+    client: LanguageClient,  # noqa: F811 - the `client` fixture, imported from test_lsp
+    tmp_path: Path,
 ) -> None:
     path = tmp_path / "alloc.py"
     uri = path.as_uri()
@@ -85,7 +86,10 @@ async def test_an_edit_with_an_out_of_range_position_does_not_stop_the_server(
 
 
 @pytest.mark.asyncio
-async def test_a_document_closed_mid_check_and_a_deleted_file(client: LanguageClient, tmp_path: Path) -> None:
+async def test_a_document_closed_mid_check_and_a_deleted_file(
+    client: LanguageClient,  # noqa: F811 - the `client` fixture, imported from test_lsp
+    tmp_path: Path,
+) -> None:
     gone = tmp_path / "gone.py"
     gone.write_text(BUGGY, encoding="utf-8")
     client.text_document_did_open(

@@ -130,7 +130,7 @@ def test_expressions_are_placed_without_code_generation(monkeypatch: pytest.Monk
         "    while d[k] is not None:\n        d.pop(k)\n    for x in d['F']:\n        yield x\n"
     )
     monkeypatch.setattr(positions, "_alone", lambda *a: pytest.fail("code generated"))
-    fast, expected = hinted_spans(source, KINDS + (cst.BaseSmallStatement,))
+    fast, expected = hinted_spans(source, (*KINDS, cst.BaseSmallStatement))
     assert fast == expected and len(fast) > 15
 
 

@@ -92,7 +92,7 @@ def test_each_block_runs_last_from_its_final_state(path: Path) -> None:
         latest: dict[int, frozenset[str]] = {}
 
         def recording(block: Block, names: frozenset[str]) -> frozenset[str]:
-            latest[block.id] = names
+            latest[block.id] = names  # noqa: B023 - solve() below calls it within this iteration, with this `latest`
             return assigned(block, names)
 
         sol = solve(cfg, frozenset(), recording, lambda a, b: a | b)

@@ -116,7 +116,7 @@ def apply(result: RunResult, known: Counter[FindingKey], baseline_path: Path) ->
     remaining = Counter(known)
     keys = keys_for(result.findings, result.sources, _directory_of(baseline_path))
     kept: list[Diagnostic] = []
-    for diagnostic, key in zip(result.findings, keys):
+    for diagnostic, key in zip(result.findings, keys, strict=True):
         if remaining[key] > 0:
             remaining[key] -= 1
         else:

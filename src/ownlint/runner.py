@@ -67,7 +67,7 @@ def analyze(
             pending.append((key, chosen))
     results = _run([c for _, c in pending], models, options, jobs)
     stopped = False
-    for (key, chosen), result in zip(pending, results):
+    for (key, _), result in zip(pending, results, strict=True):
         for r in result:
             reports[r.path] = r
         if _was_stopped(result):
@@ -253,12 +253,12 @@ class _Results:
     def took(self, task: list[_Piece], reports: list[list[FileReport]]) -> list[list[_Piece]]:
         """Takes a finished task's reports, a list per piece; returns the tasks to run next."""
         again: list[list[_Piece]] = []
-        for piece, found in zip(task, reports):
+        for piece, found in zip(task, reports, strict=True):
             if piece.alone:
                 self.alone[piece.component][piece.files[0]] = found[0]
                 again += self._probed(piece.component)
             else:
-                self.got.setdefault(piece.component, {}).update(zip(piece.files, found))
+                self.got.setdefault(piece.component, {}).update(zip(piece.files, found, strict=True))
                 self._complete(piece.component)
         return again
 

@@ -22,6 +22,7 @@ ordinary way, so errors are reported exactly as without this module.
 from __future__ import annotations
 
 import ast
+import itertools
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ class PieceCache:
         modules: list[cst.Module] = []
         used: set[str] = set()
         try:
-            for first, nxt in zip(bounds, bounds[1:]):
+            for first, nxt in itertools.pairwise(bounds):
                 text = source[offsets[first - 1] : offsets[nxt - 1]]
                 module = self.pieces.get(text) if text not in used else None  # never the same nodes twice in a file
                 if module is None:
@@ -79,7 +80,7 @@ class PieceCache:
             self.pieces.popitem(last=False)
         body = [stmt for m in modules for stmt in m.body]
         whole = cst.Module(body=body, header=modules[0].header, footer=modules[-1].footer)
-        return Parsed(whole, tuple(zip(modules, starts)), tree)
+        return Parsed(whole, tuple(zip(modules, starts, strict=True)), tree)
 
 
 def _ast_of(source: str) -> ast.Module | None:

@@ -165,7 +165,7 @@ class InteropEval:
             result = self.fa.site_object(node, 6)
             self.forget(result)
         hs = self.st.heap.get(result, HState(LIVE))
-        self.st.heap[result] = hs.but(prov="explicit", story=hs.story + (self.fa.step_of(node, step_label),))
+        self.st.heap[result] = hs.but(prov="explicit", story=(*hs.story, self.fa.step_of(node, step_label)))
         return result
 
     def to_thread(self: _Eval, node: cst.Call, value: Val, api: str) -> None:

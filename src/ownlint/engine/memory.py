@@ -338,7 +338,7 @@ class MemoryEval:
             # a size that may be one of several: a finding only if every one is misaligned
             if all(linear.aligned(form, self.fa.page_size) is False for form in sizes):
                 shown = " or ".join(linear.show(form) for form in sizes)
-                self.report_plain("OWN302", node, None, facts + (("what", "size"), ("value", shown)))
+                self.report_plain("OWN302", node, None, (*facts, ("what", "size"), ("value", shown)))
         if not addr_done and isinstance(addr, tuple) and addr and addr[0] == "addr":
             addr_done = True
             buf, offset = addr[1], addr[2]
@@ -347,15 +347,15 @@ class MemoryEval:
             if info is not None:
                 aligned, read_only, source = info
                 if not aligned:
-                    self.report_plain("OWN302", node, None, facts + (("what", "source"), ("source", source)))
+                    self.report_plain("OWN302", node, None, (*facts, ("what", "source"), ("source", source)))
                 elif offset is not None and linear.aligned(offset, self.fa.page_size) is False:
                     self.report_plain(
-                        "OWN302", node, None, facts + (("what", "address"), ("value", "base + " + linear.show(offset)))
+                        "OWN302", node, None, (*facts, ("what", "address"), ("value", "base + " + linear.show(offset)))
                     )
                 if read_only and ro_flag is False:
-                    self.report_plain("OWN303", node, None, facts + (("source", source),))
+                    self.report_plain("OWN303", node, None, (*facts, ("source", source)))
                 if hs.kind == OWNER and not hs.escaped and not self.refs(buf):
-                    self.report_plain("OWN304", node, None, facts + (("how", "temporary"),))
+                    self.report_plain("OWN304", node, None, (*facts, ("how", "temporary")))
                 if offset is not None and sizes is not None:
                     self.check_overlap(node, buf, offset, sizes, facts)
         return (addr, size, ro_flag, addr_done, size_done)
@@ -363,7 +363,7 @@ class MemoryEval:
     def check_overlap(
         self: _Eval, node: cst.CSTNode, buf: int, offset: linear.Lin, sizes: list[linear.Lin], facts: tuple
     ) -> None:
-        for obj, hs in list(self.st.heap.items()):
+        for hs in list(self.st.heap.values()):
             m = hs.mapping
             if m is None or hs.kind == FREED or not (isinstance(m[0], tuple) and m[0] and m[0][0] == "addr"):
                 continue
@@ -382,14 +382,14 @@ class MemoryEval:
                 story = hs.story[:1]
                 rng = f"[base + {linear.show(offset)}, base + {' or '.join(linear.show(linear.add(offset, s)) for s in sizes)})"
                 other = f"[base + {linear.show(other_off)}, base + {' or '.join(linear.show(linear.add(other_off, t)) for t in other_sizes)})"
-                self.report_plain("OWN301", node, None, facts + (("range", rng), ("other", other)), story)
+                self.report_plain("OWN301", node, None, (*facts, ("range", rng), ("other", other)), story)
                 return
 
     def release_buffer(self: _Eval, buf: Val, node: cst.CSTNode, how: str, name: str) -> None:
         """The buffer's memory goes away (closed, deleted, its `with` ends)."""
         if not isinstance(buf, int):
             return
-        for obj, hs in self.st.heap.items():
+        for hs in self.st.heap.values():
             m = hs.mapping
             if m is None or hs.kind == FREED or hs.reported:
                 continue

@@ -207,7 +207,7 @@ class ModelSet:
     def is_inspection(self, qualified: str) -> bool:
         if qualified in self.inspect or qualified.startswith(self.inspect_prefixes):
             return True
-        head, _, last = qualified.rpartition(".")
+        head, _, _ = qualified.rpartition(".")
         return bool(head) and head.rpartition(".")[2] in self.inspect_receivers
 
     def forbidden_properties(self) -> frozenset[str]:

@@ -320,7 +320,7 @@ def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) 
         if len(counterparts) != len(found[k]):
             continue
         counterparts.sort(key=_source_order)
-        out[k] = {id(c): a for c, a in zip(found[k], counterparts)}
+        out[k] = {id(c): a for c, a in zip(found[k], counterparts, strict=True)}
     return out
 
 

@@ -576,7 +576,7 @@ def unique_module_names(files: list[SourceFile]) -> list[str]:
     for name in names:
         seen[name] = seen.get(name, 0) + 1
     out = []
-    for f, name in zip(files, names):
+    for f, name in zip(files, names, strict=True):
         if seen[name] > 1:
             stem = f.path[: -len(".pyi")] if f.path.endswith(".pyi") else f.path.removesuffix(".py")
             parts = [p for p in stem.replace("\\", "/").split("/") if p not in ("", ".", "..")]

@@ -54,7 +54,6 @@ def solve(
     None when the edge cannot be taken from it.
     """
     order = {bid: i for i, bid in enumerate(cfg.reverse_postorder())}
-    heads = {e.dst for b in cfg.blocks if b.id in order for e in b.succs if order.get(e.dst, len(order)) <= order[b.id]}
     ins: dict[int, S] = {cfg.entry: initial}
     visits: dict[int, int] = {}
     budget_hit = False

@@ -30,7 +30,6 @@ changes every round is forgotten instead of making a new state each time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 import libcst as cst
 
@@ -102,7 +101,7 @@ class HState:
         return self._copy(**changes)
 
     def with_step(self, kind: str, step: Step, **changes: object) -> HState:
-        return self._copy(kind=kind, story=self.story + (step,), **changes)
+        return self._copy(kind=kind, story=(*self.story, step), **changes)
 
     def mark_reported(self) -> HState:
         return HState(
@@ -142,7 +141,7 @@ class HState:
 #   ("dict", ((k, v), ...)) a dict literal with constant keys
 #   ("const", x)          a constant
 #   ("ref", key, v)       `byref(x)`: the variable `key` itself, holding v
-Val = Union[None, int, tuple]
+Val = None | int | tuple
 
 
 class PathState:

@@ -1494,7 +1494,7 @@ class _Eval(MemoryEval, InteropEval):
                 mapping = (self.substitute(mapping[0], bound), self.substitute(mapping[1], bound), *mapping[2:])
                 mapping = self.check_mapping(node, mapping, summary)
             self.st.heap[obj] = HState(
-                hs.kind, hs.reported, hs.story + (step,), tag=hs.tag, owner=owner, mapping=mapping
+                hs.kind, hs.reported, (*hs.story, step), tag=hs.tag, owner=owner, mapping=mapping
             )
             return obj
         return None

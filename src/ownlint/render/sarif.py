@@ -40,7 +40,7 @@ def document(result: RunResult, *, root: Path | None = None) -> dict[str, Any]:
     rules = list(all_rules().values())
     index = {rule.code: number for number, rule in enumerate(rules)}
     keys = with_occurrences(finding_key(d, result.sources) for d in result.findings)
-    results = [_result(d, index, line_hash(key, n)) for d, (key, n) in zip(result.findings, keys)]
+    results = [_result(d, index, line_hash(key, n)) for d, (key, n) in zip(result.findings, keys, strict=True)]
     base = (root if root is not None else Path.cwd()).resolve()
     return {
         "$schema": SCHEMA_URI,

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -279,7 +280,8 @@ class _Builder:
             for small in stmts.body:
                 self.small(small)
             return
-        for s in stmts:
+        # an IndentedBlock's body by now (a suite is one of the two above)
+        for s in cast("Sequence[cst.BaseStatement]", stmts):
             self.stmt(s)
 
     def small(self, s: cst.BaseSmallStatement) -> None:
@@ -322,7 +324,7 @@ class _Builder:
             self.while_(s)
         elif type(s) is cst.For:
             self.for_(s)
-        elif type(s) in (cst.Try, cst.TryStar):
+        elif type(s) is cst.Try or type(s) is cst.TryStar:
             self.try_(s)
         elif type(s) is cst.With:
             self.with_(s)

@@ -43,6 +43,8 @@ Finally a deterministic budget caps what any of this can cost: see
 
 from __future__ import annotations
 
+from typing import Any
+
 from ownlint.engine import linear
 from ownlint.engine.state import Val
 
@@ -100,7 +102,7 @@ def fits(v: Val) -> bool:
 _LEAVES = frozenset(("const", "lin", "sym", "flags"))
 
 
-def _parts(v: tuple, depth: int, left: int) -> int:
+def _parts(v: tuple[Any, ...], depth: int, left: int) -> int:
     """`left` less the parts of `v`; negative when past a bound."""
     if depth > MAX_DEPTH:
         return -1

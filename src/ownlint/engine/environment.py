@@ -20,6 +20,7 @@ helper is not followed.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -54,7 +55,7 @@ def _quote(node: cst.SimpleString, text: str) -> str:
 
 
 class _Finder:
-    def __init__(self, unit_index: int, names: ModuleNames, env: EnvModel, constants: dict[str, object]) -> None:
+    def __init__(self, unit_index: int, names: ModuleNames, env: EnvModel, constants: Mapping[str, object]) -> None:
         self.unit = unit_index
         self.names = names
         self.env = env
@@ -238,7 +239,7 @@ def _string_locals(fn: cst.FunctionDef) -> dict[str, str]:
 
 
 def check_environment(
-    unit_index: int, module: cst.Module, names: ModuleNames, env: EnvModel, constants: dict[str, object]
+    unit_index: int, module: cst.Module, names: ModuleNames, env: EnvModel, constants: Mapping[str, object]
 ) -> list[RawViolation]:
     if not env.deprecated:
         return []

@@ -21,7 +21,7 @@ Known limits:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -30,7 +30,10 @@ from ownlint.engine.models import Adopt
 from ownlint.engine.state import BORROWED, CONSUMED, LIVE, TRANSFERRED, HState, Val
 
 if TYPE_CHECKING:
-    from ownlint.engine.typestate import _Eval
+    from ownlint.engine.models import ModelSet
+    from ownlint.engine.state import PathState, Step
+    from ownlint.engine.summaries import Summary
+    from ownlint.engine.typestate import FunctionAnalysis
 
 
 def _objs(v: Val) -> list[int]:
@@ -55,14 +58,37 @@ def _elements(v: Val) -> list[Val]:
 class InteropEval:
     """The interop half of `_Eval` (mixed in; `self` is the evaluator)."""
 
-    def tagged(self: _Eval, v: Val, tag: str) -> bool:
+    if TYPE_CHECKING:  # what the evaluator (typestate._Eval, with MemoryEval) provides
+        fa: FunctionAnalysis
+        st: PathState
+        models: ModelSet
+
+        def forget(self, obj: int) -> None: ...
+        def use(
+            self,
+            value: Val,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            via: Summary | None = None,
+            inner: Step | None = None,
+        ) -> None: ...
+        def report_plain(
+            self,
+            code: str,
+            node: cst.CSTNode,
+            handle: str | None,
+            facts: tuple[tuple[str, str], ...] = (),
+            story: tuple[Step, ...] = (),
+        ) -> None: ...
+
+    def tagged(self, v: Val, tag: str) -> bool:
         objs = _objs(v)
         return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).tag == tag
 
-    def explicit(self: _Eval, v: Val) -> bool:
+    def explicit(self, v: Val) -> bool:
         return any(self.st.heap.get(o, HState(LIVE)).prov == "explicit" for x in _elements(v) for o in _objs(x))
 
-    def new_tagged(self: _Eval, node: cst.CSTNode, tag: str, label: str, slot: int = 5) -> int:
+    def new_tagged(self, node: cst.CSTNode, tag: str, label: str, slot: int = 5) -> int:
         obj = self.fa.site_object(node, slot)
         self.forget(obj)
         self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),), tag=tag)
@@ -70,7 +96,7 @@ class InteropEval:
 
     # -- calls ------------------------------------------------------------------------
     def interop_call(
-        self: _Eval, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
+        self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
     ) -> tuple[bool, Val]:
         """Calls that make capsules, executors and native-memory pointers, or
         hand values to threads; (handled, value)."""
@@ -83,9 +109,12 @@ class InteropEval:
         if (method and last in caps.producer_methods) or (not method and last in caps.producer_functions):
             exported = receiver if method else (positional[0] if positional else None)
             if (method and last in caps.export_methods) or (not method and last in caps.export_functions):
+                # a method call's function is an attribute: `receiver.method`
                 self.check_export(
-                    node, exported, node.func.value if method else node.args[0].value if node.args else node
-                )  # type: ignore[attr-defined]
+                    node,
+                    exported,
+                    cast(cst.Attribute, node.func).value if method else node.args[0].value if node.args else node,
+                )
             return True, self.new_tagged(node, "capsule", "the capsule is made here")
         if qualified in threads.thread_constructors:
             for a, v in args:
@@ -103,7 +132,7 @@ class InteropEval:
             return True, None
         return False, None
 
-    def consume_capsule(self: _Eval, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool:
+    def consume_capsule(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool:
         """A consumer given a capsule renames it; True when one was consumed."""
         caps = self.models.capsules
         last = qualified.rpartition(".")[2]
@@ -131,7 +160,7 @@ class InteropEval:
             self.check_export(node, value, args[0][0].value)
         return consumed
 
-    def check_export(self: _Eval, node: cst.CSTNode, value: Val, spelled: cst.CSTNode) -> None:
+    def check_export(self, node: cst.CSTNode, value: Val, spelled: cst.CSTNode) -> None:
         for obj in _objs(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.prov == "explicit":
@@ -146,7 +175,7 @@ class InteropEval:
                 return
 
     def provenance(
-        self: _Eval, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
+        self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
     ) -> Val:
         """What a call makes on an explicitly created context is explicit too."""
         caps = self.models.capsules
@@ -168,7 +197,7 @@ class InteropEval:
         self.st.heap[result] = hs.but(prov="explicit", story=(*hs.story, self.fa.step_of(node, step_label)))
         return result
 
-    def to_thread(self: _Eval, node: cst.Call, value: Val, api: str) -> None:
+    def to_thread(self, node: cst.Call, value: Val, api: str) -> None:
         """OWN403: a runtime-owned handle handed to another thread or process."""
         for element in _elements(value):
             for obj in _objs(element):
@@ -181,7 +210,7 @@ class InteropEval:
                 self.fa.report(self.st, "OWN403", node, obj, None, (("api", api),))
 
     # -- host tasks -----------------------------------------------------------------------
-    def escapes_task(self: _Eval, node: cst.CSTNode, value: Val, where: str) -> None:
+    def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None:
         """OWN402: the native memory pointer (or a value derived from it) is stored
         where it outlives the host task."""
         for element in _elements(value):
@@ -190,9 +219,9 @@ class InteropEval:
                 if hs is not None and hs.tag == "native-mem" and not hs.reported:
                     self.fa.report(self.st, "OWN402", node, obj, None, (("where", where),))
 
-    def outside(self: _Eval, base: cst.BaseExpression) -> bool:
+    def outside(self, base: cst.BaseExpression) -> bool:
         """Whether a container named by `base` was made outside this function."""
-        while type(base) in (cst.Attribute, cst.Subscript):
+        while type(base) is cst.Attribute or type(base) is cst.Subscript:
             base = base.value
         if type(base) is not cst.Name:
             return False
@@ -200,7 +229,7 @@ class InteropEval:
         return v is None or (isinstance(v, int) and v < 0)
 
     # -- invalid inputs (OWN602) ----------------------------------------------------------
-    def check_inputs(self: _Eval, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None:
+    def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None:
         from ownlint.engine.memory import parse_tag
 
         for a, v in args:
@@ -229,8 +258,8 @@ def _empty(v: Val, expr: cst.BaseExpression) -> bool:
     return (
         type(expr) is cst.Call
         and not expr.args
-        and type(expr.func) in (cst.Name, cst.Attribute)
-        and ((expr.func.value if type(expr.func) is cst.Name else expr.func.attr.value).endswith("List"))
+        and (type(expr.func) is cst.Name or type(expr.func) is cst.Attribute)
+        and ((expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value).endswith("List"))
     )
 
 

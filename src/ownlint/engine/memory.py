@@ -26,7 +26,7 @@ Known limits:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -36,8 +36,10 @@ from ownlint.engine.models import MapCall
 from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState, Step, Val
 
 if TYPE_CHECKING:
+    from ownlint.engine.models import ModelSet
+    from ownlint.engine.state import PathState
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate import _Eval
+    from ownlint.engine.typestate import FunctionAnalysis
 
 
 def buffer_tag(aligned: bool, read_only: bool, source: str) -> str:
@@ -90,18 +92,29 @@ def addr_value(buffer: Val, form: linear.Lin | None) -> Val:
 class MemoryEval:
     """The memory half of `_Eval` (mixed in; `self` is the evaluator)."""
 
+    if TYPE_CHECKING:  # what the evaluator (typestate._Eval) provides
+        fa: FunctionAnalysis
+        st: PathState
+        models: ModelSet
+
+        def bind(self, key: str, value: Val) -> None: ...
+        def escape(self, value: Val) -> None: ...
+        def expr(self, node: cst.BaseExpression) -> Val: ...
+        def forget(self, obj: int) -> None: ...
+        def refs(self, obj: int) -> bool: ...
+
     # -- integers and addresses -------------------------------------------------
-    def page_size(self: _Eval) -> Val:
+    def page_size(self) -> Val:
         size = self.fa.page_size
         return ("const", size) if size else ("lin", linear.sym(linear.P))
 
-    def symbol_for(self: _Eval, v: Val) -> linear.Lin | None:
+    def symbol_for(self, v: Val) -> linear.Lin | None:
         """An unknown integer as a symbol (by the object holding it), or None."""
         if isinstance(v, int):
             return linear.sym(f"#{v}")
         return None
 
-    def arith(self: _Eval, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None:
+    def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None:
         """`left op right` on forms and addresses; None when not about memory."""
         if type(op) is cst.BitOr:
             names: set[str] = set()
@@ -138,7 +151,7 @@ class MemoryEval:
 
     # -- calls --------------------------------------------------------------------
     def memory_call(
-        self: _Eval, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]]
+        self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]]
     ) -> tuple[bool, Val]:
         """Handle a call the memory model knows; (handled, value)."""
         mem = self.models.memory
@@ -191,15 +204,15 @@ class MemoryEval:
             return True, None
         return False, None
 
-    def key_of(self: _Eval, expr: cst.BaseExpression) -> str | None:
+    def key_of(self, expr: cst.BaseExpression) -> str | None:
         from ownlint.engine.typestate import target_key
 
         return target_key(expr, self.fa.self_name)
 
-    def is_buffer(self: _Eval, v: Val) -> bool:
+    def is_buffer(self, v: Val) -> bool:
         return isinstance(v, int) and parse_tag(self.st.heap.get(v, HState(OWNER)).tag) is not None
 
-    def new_buffer(self: _Eval, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> int:
+    def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> int:
         obj = self.fa.site_object(node, 0)
         self.forget(obj)
         step = self.fa.step_of(node, "the buffer is made here")
@@ -207,7 +220,7 @@ class MemoryEval:
         return obj
 
     # -- attributes and subscripts ----------------------------------------------------
-    def memory_attribute(self: _Eval, node: cst.Attribute, base: Val) -> tuple[bool, Val]:
+    def memory_attribute(self, node: cst.Attribute, base: Val) -> tuple[bool, Val]:
         mem = self.models.memory
         attr = node.attr.value
         if isinstance(base, tuple) and base and base[0] == "struct":
@@ -224,7 +237,7 @@ class MemoryEval:
                     return True, ("addr", inner, ())
         return False, None
 
-    def memory_subscript(self: _Eval, base: Val, index: Val) -> tuple[bool, Val]:
+    def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]:
         if isinstance(base, tuple) and base and base[0] == "aiface":
             if base[2] == 0 and index == ("const", "data"):
                 return True, ("aiface", base[1], 1)
@@ -232,7 +245,7 @@ class MemoryEval:
                 return True, ("addr", base[1], ())
         return False, None
 
-    def set_field(self: _Eval, target: cst.Attribute, value: Val) -> bool:
+    def set_field(self, target: cst.Attribute, value: Val) -> bool:
         """`desc.flags = v` on a local descriptor: a new descriptor value."""
         if type(target.value) is not cst.Name:
             return False
@@ -251,7 +264,7 @@ class MemoryEval:
         return True
 
     # -- the descriptor chain (OWN305) -------------------------------------------------
-    def chain(self: _Eval, v: Val) -> list[tuple[Val, Val]]:
+    def chain(self, v: Val) -> list[tuple[Val, Val]]:
         """The structures a value points into, following `pNext`: (struct, the ref to it)."""
         out: list[tuple[Val, Val]] = []
         seen = 0
@@ -268,7 +281,7 @@ class MemoryEval:
             v = dict(v[2]).get(self.models.memory.chain_field)
         return out
 
-    def check_chain(self: _Eval, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
+    def check_chain(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
         """A call reads each descriptor passed to it, through `pNext`: a link to a
         temporary that no name keeps alive dangles (OWN305)."""
         field = self.models.memory.chain_field
@@ -281,7 +294,7 @@ class MemoryEval:
                     self.report_plain("OWN305", node, _struct_name(link))
                     return
 
-    def dangling_link(self: _Eval, link: Val, leaving: set[str] | None) -> bool:
+    def dangling_link(self, link: Val, leaving: set[str] | None) -> bool:
         """A `byref`/`addressof` link to a temporary, or (when a function returns,
         `leaving` = its locals) to a local that dies with the frame."""
         if not (isinstance(link, tuple) and link and link[0] == "ref" and len(link) > 3):
@@ -294,7 +307,7 @@ class MemoryEval:
         return leaving is not None and key in leaving
 
     # -- mappings ------------------------------------------------------------------------
-    def mapping_of(self: _Eval, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> tuple | None:
+    def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> tuple[Any, ...] | None:
         positional = [v for a, v in args if a.keyword is None]
         if not 0 <= spec.descriptor < len(positional):
             return None
@@ -317,17 +330,18 @@ class MemoryEval:
             )
         return None
 
-    def has_flag(self: _Eval, flags: Val, spec: MapCall) -> bool | None:
+    def has_flag(self, flags: Val, spec: MapCall) -> bool | None:
         if isinstance(flags, tuple) and flags:
             if flags[0] == "const" and isinstance(flags[1], int):
                 return bool(flags[1] & spec.read_only_bit)
             if flags[0] == "sym":
-                return flags[1].rpartition(".")[2] == spec.read_only_flag
+                symbol: str = flags[1]
+                return symbol.rpartition(".")[2] == spec.read_only_flag
             if flags[0] == "flags":
                 return any(n.rpartition(".")[2] == spec.read_only_flag for n in flags[1])
         return None
 
-    def check_mapping(self: _Eval, node: cst.CSTNode, mapping: tuple, via: Summary | None = None) -> tuple:
+    def check_mapping(self, node: cst.CSTNode, mapping: tuple[Any, ...], via: Summary | None = None) -> tuple[Any, ...]:
         """Check a new mapping where its address and size are known; returns the
         mapping with what was checked marked."""
         addr, size, ro_flag, addr_done, size_done = mapping
@@ -361,7 +375,12 @@ class MemoryEval:
         return (addr, size, ro_flag, addr_done, size_done)
 
     def check_overlap(
-        self: _Eval, node: cst.CSTNode, buf: int, offset: linear.Lin, sizes: list[linear.Lin], facts: tuple
+        self,
+        node: cst.CSTNode,
+        buf: int,
+        offset: linear.Lin,
+        sizes: list[linear.Lin],
+        facts: tuple[tuple[str, str], ...],
     ) -> None:
         for hs in list(self.st.heap.values()):
             m = hs.mapping
@@ -385,7 +404,7 @@ class MemoryEval:
                 self.report_plain("OWN301", node, None, (*facts, ("range", rng), ("other", other)), story)
                 return
 
-    def release_buffer(self: _Eval, buf: Val, node: cst.CSTNode, how: str, name: str) -> None:
+    def release_buffer(self, buf: Val, node: cst.CSTNode, how: str, name: str) -> None:
         """The buffer's memory goes away (closed, deleted, its `with` ends)."""
         if not isinstance(buf, int):
             return
@@ -396,12 +415,12 @@ class MemoryEval:
             if isinstance(m[0], tuple) and m[0] and m[0][0] == "addr" and m[0][1] == buf:
                 self.report_plain("OWN304", node, name, (("how", how), ("buffer", name)), hs.story[:1])
                 break
-        hs = self.st.heap.get(buf)
-        if hs is not None and hs.kind == OWNER:
-            self.st.heap[buf] = hs.with_step(OWNER_DEAD, self.fa.step_of(node, f"the buffer is {how} here"))
+        owner = self.st.heap.get(buf)
+        if owner is not None and owner.kind == OWNER:
+            self.st.heap[buf] = owner.with_step(OWNER_DEAD, self.fa.step_of(node, f"the buffer is {how} here"))
 
     def report_plain(
-        self: _Eval,
+        self,
         code: str,
         node: cst.CSTNode,
         handle: str | None,

@@ -362,7 +362,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         if own_raw is None:
             r.fail("", "an [[adopt]] needs an [ownership] table in the same file")
         for fn in fns:
-            _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name, **checks)))  # type: ignore[arg-type]
+            _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name, **checks)))
     for i, raw in enumerate(top.get("borrow", "tables", [])):
         r = _Reader(path, f"[[borrow]][{i}]", raw)
         fns = r.get("functions", list, required=True)
@@ -431,7 +431,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         )
         r.done()
         for fn in fns:
-            _merge(models, "last-name", fn, CallModel(maps=MapCall(fn, **m)))  # type: ignore[arg-type]
+            _merge(models, "last-name", fn, CallModel(maps=MapCall(fn, **m)))
     for section, target in (
         ("capsules", models.capsules),
         ("threads", models.threads),

@@ -121,7 +121,7 @@ def collect_names(
                     names.imports[head] = head
         elif type(node) is cst.ImportFrom:
             mod = _module_of(node, package)
-            if type(node.names) is cst.ImportStar:
+            if isinstance(node.names, cst.ImportStar):
                 names.star_modules.append(mod)
                 continue
             for alias in node.names:

@@ -33,7 +33,8 @@ import ast
 import operator
 import re
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -44,6 +45,9 @@ with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are
 from ownlint.diagnostics import Span
 from ownlint.engine.walk import SIMPLE_LINES, children, walk
 from ownlint.lines import split_lines
+
+if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
 
 # expressions whose inner positions `ast` gives differently (before Python 3.12,
 # the nodes inside an f-string carry positions relative to the string)
@@ -98,23 +102,29 @@ def _bodies(stmt: cst.CSTNode) -> Iterable[tuple[list[cst.CSTNode], Callable[[as
             yield [stmt.orelse], _ORELSE
         elif type(stmt.orelse) is cst.Else:
             yield _suite(stmt.orelse.body), _ORELSE
-    elif type(stmt) in (cst.For, cst.While):
+    elif type(stmt) is cst.For or type(stmt) is cst.While:
         yield _suite(stmt.body), _BODY
         if stmt.orelse is not None:
             yield _suite(stmt.orelse.body), _ORELSE
-    elif type(stmt) in (cst.Try, cst.TryStar):
+    elif type(stmt) is cst.Try or type(stmt) is cst.TryStar:
         yield _suite(stmt.body), _BODY
-        for i, handler in enumerate(stmt.handlers):
-            yield _suite(handler.body), lambda node, i=i: node.handlers[i].body  # type: ignore[attr-defined]
+        handlers: Sequence[cst.ExceptHandler | cst.ExceptStarHandler] = stmt.handlers
+        for i, handler in enumerate(handlers):
+            yield _suite(handler.body), _nth_body("handlers", i)
         if stmt.orelse is not None:
             yield _suite(stmt.orelse.body), _ORELSE
         if stmt.finalbody is not None:
             yield _suite(stmt.finalbody.body), _FINALBODY
-    elif type(stmt) in (cst.With, cst.FunctionDef, cst.ClassDef):
+    elif type(stmt) is cst.With or type(stmt) is cst.FunctionDef or type(stmt) is cst.ClassDef:
         yield _suite(stmt.body), _BODY
     elif type(stmt) is cst.Match:
         for i, case in enumerate(stmt.cases):
-            yield _suite(case.body), lambda node, i=i: node.cases[i].body  # type: ignore[attr-defined]
+            yield _suite(case.body), _nth_body("cases", i)
+
+
+def _nth_body(field: str, i: int) -> Callable[[ast.stmt], list[ast.stmt]]:
+    """How to get the body of the `i`-th handler (or case) of a statement's `ast` node."""
+    return lambda node: getattr(node, field)[i].body
 
 
 def _nested(stmt: cst.CSTNode, node: ast.stmt) -> list[tuple[list[cst.CSTNode], list[ast.stmt]]]:
@@ -161,10 +171,10 @@ def _alone(stmt: cst.CSTNode, indent: str) -> tuple[cst.Module, cst.CSTNode]:
     node standing for `stmt` in it."""
     if isinstance(stmt, cst.BaseSmallStatement):
         anchor: cst.CSTNode = stmt
-        line: cst.BaseStatement = cst.SimpleStatementLine(body=[stmt])
-    elif type(stmt) in (cst.If, cst.For, cst.While):
+        line: cst.SimpleStatementLine | cst.BaseCompoundStatement = cst.SimpleStatementLine(body=[stmt])
+    elif type(stmt) is cst.If or type(stmt) is cst.For or type(stmt) is cst.While:
         line = anchor = stmt.with_changes(body=_PASS, orelse=None, leading_lines=())
-    elif type(stmt) in (cst.With, cst.FunctionDef, cst.ClassDef):
+    elif type(stmt) is cst.With or type(stmt) is cst.FunctionDef or type(stmt) is cst.ClassDef:
         line = anchor = stmt.with_changes(body=_PASS, leading_lines=())
     else:
         raise NotFound()
@@ -174,7 +184,7 @@ def _alone(stmt: cst.CSTNode, indent: str) -> tuple[cst.Module, cst.CSTNode]:
     return cst.Module(body=[line]), anchor
 
 
-def _positions_of(module: cst.Module) -> dict[cst.CSTNode, object]:
+def _positions_of(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     """`PositionProvider`'s table for a small module, without the cost of a
     `MetadataWrapper` (about 2 ms each, which dominated); through the wrapper
     if libcst's internals ever change."""
@@ -186,7 +196,7 @@ def _positions_of(module: cst.Module) -> dict[cst.CSTNode, object]:
             default_indent=module.default_indent, default_newline=module.default_newline, provider=provider
         )
         module._codegen(state)
-        return dict(provider._computed)
+        return cast("dict[cst.CSTNode, CodeRange]", dict(provider._computed))  # computed eagerly: no lazy values
     except (ImportError, AttributeError, TypeError):  # pragma: no cover - a libcst without these internals
         return dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
 
@@ -325,7 +335,7 @@ def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) 
 
 
 def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
-    return (node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset)  # type: ignore[attr-defined,operator]
+    return (node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset)  # type: ignore[attr-defined]
 
 
 def _sections(
@@ -352,7 +362,7 @@ def _sections(
         want = (
             "def" if type(stmt) is cst.FunctionDef else "class",
             stmt.name.value,  # type: ignore[attr-defined]
-            type(stmt) is cst.FunctionDef and stmt.asynchronous is not None,  # type: ignore[attr-defined]
+            type(stmt) is cst.FunctionDef and stmt.asynchronous is not None,
         )
         for head in heads:
             if (head[2], head[3], head[1] is not None) == want:
@@ -482,8 +492,8 @@ def spans(
         return missed
 
     def span_of(node: ast.AST, off: int) -> Span:
-        l1, l2 = node.lineno + off, node.end_lineno + off  # type: ignore[attr-defined,operator]
-        return Span(l1, chars(l1, node.col_offset) + 1, l2, chars(l2, node.end_col_offset) + 1)  # type: ignore[attr-defined,arg-type]
+        l1, l2 = node.lineno + off, node.end_lineno + off  # type: ignore[attr-defined]
+        return Span(l1, chars(l1, node.col_offset) + 1, l2, chars(l2, node.end_col_offset) + 1)  # type: ignore[attr-defined]
 
     def fast(stmt: cst.CSTNode, node: ast.stmt, off: int, nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
         """Places a small statement, and the expressions of the kinds in
@@ -502,7 +512,7 @@ def spans(
             kind = type(n)
             if n is stmt and isinstance(stmt, cst.BaseSmallStatement):
                 out[n] = span_of(node, off)
-            elif n is value and direct is not None and kind is cst.Call and not n.lpar and type(direct) is ast.Call:  # type: ignore[attr-defined]
+            elif n is value and direct is not None and kind is cst.Call and not n.lpar and type(direct) is ast.Call:
                 out[n] = span_of(direct, off)
             elif kind in _KINDS and not n.lpar:  # type: ignore[attr-defined]
                 if tables is None:

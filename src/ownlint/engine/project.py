@@ -106,13 +106,13 @@ def collect_scopes(
         inner_kind, inner_q, inner_function = kind, outer, function
         if is_statement(node):
             at = node
-        if type(node) in (cst.ClassDef, cst.FunctionDef):
+        if type(node) is cst.ClassDef or type(node) is cst.FunctionDef:
             q = (
                 None
                 if outer is None or kind == "function"
                 else (f"{outer}.{node.name.value}" if outer else node.name.value)
             )
-            if type(node) is cst.ClassDef:
+            if isinstance(node, cst.ClassDef):
                 scopes.append(Scope(build_class_cfg(node, call_raises), [], None, ""))
                 inner_kind, inner_q, inner_function = "class", q, None
             else:
@@ -222,7 +222,7 @@ def _const_expr(
             return None
         if a[0] == b[0] == "const":
             return fold(expr.operator, a[1], b[1])
-        la, lb = as_lin(a), as_lin(b)  # type: ignore[arg-type]
+        la, lb = as_lin(a), as_lin(b)
         if la is None or lb is None:
             return None
         if type(expr.operator) is cst.Multiply:
@@ -250,7 +250,7 @@ class _Reused:
     """One scope's results, kept for the next check of its file (incremental mode)."""
 
     scope: Scope
-    context: tuple
+    context: tuple[object, ...]
     deps: list[tuple[Scope, cst.Call, str, bool, str | None]]  # each resolution: its inputs and target
     violations: list[RawViolation]
     summary: Summary | None
@@ -266,7 +266,7 @@ class _Memory:
     this check; otherwise it is analysed again (so are its callers, in turn)."""
 
     def __init__(self) -> None:
-        self.scopes: dict[str, dict[tuple, tuple[cst.Module, list[Scope]]]] = {}
+        self.scopes: dict[str, dict[tuple[int, tuple[object, ...]], tuple[cst.Module, list[Scope]]]] = {}
         self.results: dict[str, dict[int, _Reused]] = {}
 
 
@@ -349,7 +349,7 @@ class Project:
         self._nested = 0.0  # seconds spent in analyses started inside the current one
         # incremental mode: what a scope's results depend on beyond its own
         # syntax and the functions it calls (see _Memory)
-        self.context: dict[int, tuple] = {}
+        self.context: dict[int, tuple[object, ...]] = {}
         self.reused: set[int] = set()  # id() of the scopes whose results this check reused
         self.kept: dict[str, dict[int, _Reused]] = {}
         if options.incremental:
@@ -387,7 +387,7 @@ class Project:
         scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None)]
         if self.options.incremental and unit.pieces:
             before = _MEMORY.scopes.get(unit.path, {})
-            now: dict[tuple, tuple[cst.Module, list[Scope]]] = {}
+            now: dict[tuple[int, tuple[object, ...]], tuple[cst.Module, list[Scope]]] = {}
             for piece, _ in unit.pieces:
                 key = (id(piece), self.context[unit.index])
                 kept = before.get(key)
@@ -681,8 +681,8 @@ def _analyze_project(
         for unit, node, name, steps, size, seconds, note in project.stats or ():
             stats.append(FunctionStats(unit.path, name, positions.span(unit, node).line, steps, size, seconds, note))
     for rv in raw:
-        unit = units[rv.unit]
-        assert unit is not None
+        rv_unit = units[rv.unit]
+        assert rv_unit is not None
         story = tuple(
             StoryStep(units[s.unit].path, positions.span(units[s.unit], s.node), s.label)  # type: ignore[union-attr,arg-type]
             for s in rv.story
@@ -691,8 +691,10 @@ def _analyze_project(
         safe = False
         if rv.fix:
             fix_edits, safe = rv.fix
-            edits = tuple((positions.span(unit, e.node), e.text) for e in fix_edits)
-        sink.add(Violation(rv.code, unit.path, positions.span(unit, rv.node), rv.handle, rv.facts, story, edits, safe))
+            edits = tuple((positions.span(rv_unit, e.node), e.text) for e in fix_edits)
+        sink.add(
+            Violation(rv.code, rv_unit.path, positions.span(rv_unit, rv.node), rv.handle, rv.facts, story, edits, safe)
+        )
     index_of = {f.path: i for i, f in enumerate(files)}
     for v in most_specific(list(sink)):
         index = index_of[v.path]
@@ -723,8 +725,8 @@ def _too_dense(source: str) -> str | None:
         for match in _BRACKETS.finditer(source):
             depth += 1 if match.group() in "([{" else -1
             if depth > MAX_NESTING:
-                line = source.count("\n", 0, match.start()) + 1
-                return f"line {line}: brackets nested too deeply to parse safely (more than {MAX_NESTING})"
+                at_line = source.count("\n", 0, match.start()) + 1
+                return f"line {at_line}: brackets nested too deeply to parse safely (more than {MAX_NESTING})"
     return None
 
 

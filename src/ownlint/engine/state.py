@@ -29,7 +29,9 @@ changes every round is forgotten instead of making a new state each time.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -76,7 +78,7 @@ class HState:
     owner: int | None = None
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
-    mapping: tuple | None = None  # an external memory mapping: see memory.py
+    mapping: tuple[Any, ...] | None = None  # an external memory mapping: see memory.py
     prov: str = ""  # "explicit": made on an explicitly created SYCL context (OWN502)
 
     # dataclasses.replace costs about ten times a plain construction; these
@@ -141,7 +143,9 @@ class HState:
 #   ("dict", ((k, v), ...)) a dict literal with constant keys
 #   ("const", x)          a constant
 #   ("ref", key, v)       `byref(x)`: the variable `key` itself, holding v
-Val = None | int | tuple
+Val = None | int | tuple[Any, ...]
+# what identifies a path state in a StateSet: its env and heap, as sets of items
+StateKey = tuple[frozenset[tuple[str, Val]], frozenset[tuple[int, HState]]]
 
 
 class PathState:
@@ -152,14 +156,14 @@ class PathState:
         self.heap = heap
         self.conds = conds
         self.last: Val = None  # the value of the last `eval` step (for `with ... as`)
-        self._key: tuple[frozenset, frozenset] | None = None
+        self._key: StateKey | None = None
 
     def copy(self) -> PathState:
         s = PathState(dict(self.env), dict(self.heap), dict(self.conds))
         s.last = self.last
         return s
 
-    def key(self) -> tuple[frozenset, frozenset]:
+    def key(self) -> StateKey:
         if self._key is None:
             self._key = (frozenset(self.env.items()), frozenset(self.heap.items()))
         return self._key
@@ -211,8 +215,8 @@ class StateSet:
 
     __slots__ = ("states", "widened")
 
-    def __init__(self, states: dict[tuple, PathState] | None = None, widened: bool = False) -> None:
-        self.states: dict[tuple, PathState] = states or {}
+    def __init__(self, states: dict[StateKey, PathState] | None = None, widened: bool = False) -> None:
+        self.states: dict[StateKey, PathState] = states or {}
         self.widened = widened
 
     @staticmethod
@@ -223,7 +227,7 @@ class StateSet:
         out._bound()
         return out
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[PathState]:
         return iter(self.states.values())
 
     def __len__(self) -> int:
@@ -263,7 +267,7 @@ class StateSet:
         fresh = [s for k, s in newer.states.items() if k not in self.states]
         if not fresh:
             return newer
-        by_heap: dict[frozenset, list[PathState]] = {}
+        by_heap: dict[frozenset[tuple[int, HState]], list[PathState]] = {}
         for s in newer.states.values():
             by_heap.setdefault(s.key()[1], []).append(s)
         out = StateSet(widened=newer.widened)
@@ -278,7 +282,7 @@ class StateSet:
         # first forget names that differ between states with the same heap:
         # the ordinary join of values (two different values are unknown), which
         # counts as widening only where a forgotten name held a tracked object
-        by_heap: dict[frozenset, list[PathState]] = {}
+        by_heap: dict[frozenset[tuple[int, HState]], list[PathState]] = {}
         for s in self.states.values():
             by_heap.setdefault(s.key()[1], []).append(s)
         merged = []

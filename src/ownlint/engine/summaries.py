@@ -21,6 +21,7 @@ no finding is invented.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
 
@@ -38,7 +39,7 @@ def _objects(v: object) -> list[int]:
 #   ("field", "x")       the caller's `self.x` (for `self.method()` calls)
 #   ("fresh", HState)    an object made inside the callee, in that state
 #   None                 nothing known
-ValueDesc = None | tuple
+ValueDesc = None | tuple[Any, ...]
 
 
 # Whom a handle the callee transferred, kept or borrowed belongs to afterwards:
@@ -46,7 +47,7 @@ ValueDesc = None | tuple
 #   ("param", i)        the caller's i-th argument
 #   ("dead", story)     an owner local to the callee, dead once it returns
 #   ("alive",) / None   an owner the caller cannot see (may be alive)
-OwnerDesc = None | tuple
+OwnerDesc = None | tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import libcst as cst
 
@@ -76,7 +77,7 @@ class RawViolation:
     handle: str | None
     facts: tuple[tuple[str, str], ...]
     story: tuple[Step, ...]
-    fix: tuple = ()  # (edits with .node and .text, safe) when the finding offers one
+    fix: tuple[Any, ...] = ()  # (edits with .node and .text, safe) when the finding offers one
     stmt: cst.CSTNode | None = None  # the statement `node` is in, if known (see Step.stmt)
 
 
@@ -147,7 +148,7 @@ def fold(op: cst.BaseBinaryOp, a: object, b: object) -> Val:
     return None
 
 
-def literal(node: cst.BaseExpression) -> Val:
+def literal(node: cst.BaseExpression) -> tuple[Any, ...] | None:
     """The value of a literal number or string; None for anything else."""
     kind = type(node)
     if kind is cst.Integer:
@@ -165,7 +166,7 @@ def literal(node: cst.BaseExpression) -> Val:
             inner = text[1:-1]  # no prefix, and one quote each side: a plain string
             if text[0] not in inner and "\\" not in inner:
                 return ("const", inner)  # nothing to unescape, the common case: no parse needed
-    if type(node) in (cst.Integer, cst.Float, cst.Imaginary):
+    if type(node) is cst.Integer or type(node) is cst.Float or type(node) is cst.Imaginary:
         try:
             return ("const", ast.literal_eval(node.value))
         except (ValueError, SyntaxError):
@@ -184,7 +185,7 @@ def literal(node: cst.BaseExpression) -> Val:
     return None
 
 
-def target_key(node: cst.BaseExpression, self_name: str | None) -> str | None:
+def target_key(node: cst.CSTNode, self_name: str | None) -> str | None:
     """The env key a target or argument names: `x`, or `self.x` in a method."""
     if type(node) is cst.Name:
         return node.value
@@ -486,14 +487,14 @@ class FunctionAnalysis:
                 ev.expr(node.exc)
         elif kind == "bind":
             value = st.last if elem.source == "with" else None
-            ev.bind_target(node, value)  # type: ignore[arg-type]
+            ev.bind_target(node, value)
         elif kind == "def":
             ev.capture(node)
-            name = getattr(node, "name", None)
-            if type(name) is cst.Name:
-                ev.bind(name.value, None)
+            def_name = getattr(node, "name", None)
+            if type(def_name) is cst.Name:
+                ev.bind(def_name.value, None)
         elif kind == "stmt":
-            ev.small_statement(node)  # type: ignore[arg-type]
+            ev.small_statement(node)
 
     # -- reporting -----------------------------------------------------------
     def report(
@@ -579,7 +580,7 @@ class _Eval(MemoryEval, InteropEval):
             if hs is not None and hs.kind == OWNER and not hs.escaped:
                 self.st.heap[obj] = hs.but(escaped=True)
 
-    def bind_target(self, target: cst.BaseExpression, value: Val) -> None:
+    def bind_target(self, target: cst.CSTNode, value: Val) -> None:
         key = target_key(target, self.fa.self_name)
         if key is not None:
             if value is None:
@@ -593,7 +594,7 @@ class _Eval(MemoryEval, InteropEval):
                 self.escapes_task(self.site, value, "global")
             self.bind(key, value)
             return
-        if type(target) in (cst.Tuple, cst.List):
+        if type(target) is cst.Tuple or type(target) is cst.List:
             elems = value[1] if isinstance(value, tuple) and value and value[0] == "seq" else None
             for i, el in enumerate(target.elements):
                 sub = elems[i] if elems is not None and i < len(elems) and type(el) is not cst.StarredElement else None
@@ -603,16 +604,16 @@ class _Eval(MemoryEval, InteropEval):
         if type(target) is cst.StarredElement:
             self.bind_target(target.value, None)
             return
-        if type(target) in (cst.MatchAs, cst.MatchStar):
+        if type(target) is cst.MatchAs or type(target) is cst.MatchStar:
             if target.name is not None:
                 self.bind(target.name.value, None)
             if type(target) is cst.MatchAs and target.pattern is not None:
-                self.bind_target(target.pattern, None)  # type: ignore[arg-type]
+                self.bind_target(target.pattern, None)
             return
         if isinstance(target, cst.MatchPattern):
             for child in target.children:
                 if isinstance(child, (cst.MatchAs, cst.MatchStar, cst.MatchPattern)):
-                    self.bind_target(child, None)  # type: ignore[arg-type]
+                    self.bind_target(child, None)
                 else:
                     for sub in _match_captures(child):
                         self.bind(sub, None)
@@ -649,8 +650,8 @@ class _Eval(MemoryEval, InteropEval):
                 self.bind_target(node.target, None)
         elif type(node) is cst.Del:
             self.delete(node.target)
-        elif type(node) in (cst.Import, cst.ImportFrom):
-            if type(node.names) is cst.ImportStar:
+        elif type(node) is cst.Import or type(node) is cst.ImportFrom:
+            if isinstance(node.names, cst.ImportStar):
                 return
             for alias in node.names:
                 if alias.asname is not None and type(alias.asname.name) is cst.Name:
@@ -666,7 +667,7 @@ class _Eval(MemoryEval, InteropEval):
         key = target_key(target, self.fa.self_name)
         if key is not None:
             self.bind(key, None)
-        elif type(target) in (cst.Tuple, cst.List):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             for el in target.elements:
                 self.delete(el.value)
         elif type(target) is cst.Subscript:
@@ -738,8 +739,9 @@ class _Eval(MemoryEval, InteropEval):
         for el in node.slice:
             if type(el.slice) is cst.Index:
                 index = self.expr(el.slice.value)
-            else:
-                for part in (el.slice.lower, el.slice.upper, el.slice.step):
+            else:  # a Slice, BaseSlice's other kind
+                sl = cast(cst.Slice, el.slice)
+                for part in (sl.lower, sl.upper, sl.step):
                     if part is not None:
                         self.expr(part)
         handled, value = self.memory_subscript(base, index)
@@ -775,7 +777,7 @@ class _Eval(MemoryEval, InteropEval):
         if (isinstance(left, tuple) and left and left[0] == "oneof") or (
             isinstance(right, tuple) and right and right[0] == "oneof"
         ):
-            options = []
+            options: list[Val] = []
             for a in left[1] if isinstance(left, tuple) and left and left[0] == "oneof" else (left,):
                 for b in right[1] if isinstance(right, tuple) and right and right[0] == "oneof" else (right,):
                     v = self.arith(node.operator, a, b)
@@ -859,7 +861,7 @@ class _Eval(MemoryEval, InteropEval):
     def expr_List(self, node: cst.List) -> Val:
         return self._seq(node.elements)
 
-    def _seq(self, elements: tuple[cst.BaseElement, ...] | list[cst.BaseElement]) -> Val:
+    def _seq(self, elements: Sequence[cst.BaseElement]) -> Val:
         vals = []
         starred = False
         for el in elements:
@@ -1390,7 +1392,7 @@ class _Eval(MemoryEval, InteropEval):
         ret: Val,
         bound: dict[int, tuple[cst.BaseExpression | None, Val]],
         node: cst.Call,
-        spelled: str,
+        spelled: str | cst.CSTNode,
         summary: Summary,
         slot: int,
     ) -> None:
@@ -1558,7 +1560,7 @@ def _declared_outer(node: cst.CSTNode) -> set[str]:
     return {
         x.name.value
         for n in statements(node.body, into_scopes=False)
-        if type(n) in (cst.Global, cst.Nonlocal)
+        if type(n) is cst.Global or type(n) is cst.Nonlocal
         for x in n.names
     }
 
@@ -1579,4 +1581,6 @@ def _index(i: int, n: int) -> int | None:
 
 
 def _match_captures(node: cst.CSTNode) -> list[str]:
-    return [n.name.value for n in walk(node) if type(n) in (cst.MatchAs, cst.MatchStar) and n.name is not None]
+    return [
+        n.name.value for n in walk(node) if (type(n) is cst.MatchAs or type(n) is cst.MatchStar) and n.name is not None
+    ]

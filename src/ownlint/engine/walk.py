@@ -100,14 +100,14 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         value = getattr(node, name)
         kind = type(value)
         if kind is list or kind is tuple:
-            for item in value:  # type: ignore[attr-defined]
+            for item in value:
                 known = code.get(type(item))
                 if known or (known is None and _is_code(item)):
                     out.append(item)
         else:
             known = code.get(kind)
             if known or (known is None and _is_code(value)):
-                out.append(value)  # type: ignore[arg-type]
+                out.append(value)
     return out
 
 

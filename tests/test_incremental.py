@@ -2,7 +2,7 @@
 
 `api.check_source` re-parses only the top-level statements an edit changed
 and reuses the results of unchanged functions whose callees are unchanged
-(engine/incremental.py, project._Memory). Each test here edits a buffer step
+(engine/incremental.py, whole_program._Memory). Each test here edits a buffer step
 by step and compares, after every step, the incremental result with a check
 of the same text from nothing.
 """
@@ -15,7 +15,7 @@ import pytest
 
 from ownlint import api
 from ownlint.config import default_config
-from ownlint.engine import incremental, project
+from ownlint.engine import incremental, project, whole_program
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -40,17 +40,17 @@ def once(ctx, p):
 def forget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test starts with nothing remembered."""
     monkeypatch.setattr(project, "_PIECES", incremental.PieceCache())
-    monkeypatch.setattr(project, "_MEMORY", project._Memory())
+    monkeypatch.setattr(whole_program, "_MEMORY", whole_program._Memory())
 
 
 def fresh(source: str, path: Path) -> api.RunResult:
     """The same check with nothing remembered, and without pieces at all."""
-    saved = project._PIECES, project._MEMORY
-    project._PIECES, project._MEMORY = incremental.PieceCache(), project._Memory()
+    saved = project._PIECES, whole_program._MEMORY
+    project._PIECES, whole_program._MEMORY = incremental.PieceCache(), whole_program._Memory()
     try:
         from_pieces = api.check_source(source, path, default_config(path.parent))
     finally:
-        project._PIECES, project._MEMORY = saved
+        project._PIECES, whole_program._MEMORY = saved
     path.write_text(source, encoding="utf-8")
     whole = api.check_paths([path], default_config(path.parent), jobs=1)
     assert (whole.findings, whole.errors) == (from_pieces.findings, from_pieces.errors)

@@ -1,4 +1,4 @@
-"""Scope collection (engine/project.collect_scopes): the statement-only walk,
+"""Scope collection (engine/scopes.collect_scopes): the statement-only walk,
 taken when the text has no `lambda` and no `yield`, finds every scope the
 walk over all nodes finds."""
 
@@ -14,7 +14,7 @@ import pytest
 from ownlint import api
 from ownlint.config import default_config
 from ownlint.engine.cfg import build_class_cfg, build_function_cfg, build_lambda_cfg
-from ownlint.engine.project import Scope, _defaults, _params, collect_scopes
+from ownlint.engine.scopes import Scope, _defaults, _params, collect_scopes
 from ownlint.engine.typestate import FunctionAnalysis
 from ownlint.engine.walk import children
 

@@ -1,0 +1,85 @@
+"""Module constants: the module-level names bound once to a literal, the page
+size, or arithmetic on those, folded to their values."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ownlint.engine import linear
+from ownlint.engine.memory import as_lin, lin_value
+from ownlint.engine.models import ModelSet
+from ownlint.engine.names import ModuleNames
+from ownlint.engine.typestate import fold, literal
+
+
+def module_constants(
+    module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None
+) -> dict[str, object]:
+    """Module-level names bound exactly once, to a literal, the page size, or
+    arithmetic on those (constants are folded, as `ownlint explain OWN302` says)."""
+    counts: dict[str, int] = {}
+    values: dict[str, cst.BaseExpression] = {}
+    for stmt in module.body:
+        if type(stmt) is not cst.SimpleStatementLine:
+            continue
+        for small in stmt.body:
+            if type(small) is cst.Assign:
+                for t in small.targets:
+                    if type(t.target) is cst.Name:
+                        counts[t.target.value] = counts.get(t.target.value, 0) + 1
+                        values[t.target.value] = small.value
+            elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
+                counts[small.target.value] = counts.get(small.target.value, 0) + 1
+                values[small.target.value] = small.value
+    out: dict[str, object] = {}
+    for name, expr in values.items():
+        if counts[name] != 1:
+            continue
+        v = _const_expr(expr, out, names, models, page_size)
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def _const_expr(
+    expr: cst.BaseExpression, known: dict[str, object], names: ModuleNames, models: ModelSet, page_size: int | None
+) -> object:
+    lit = literal(expr)
+    if lit is not None:
+        return lit
+    mem = models.memory
+    page: object = ("const", page_size) if page_size else ("lin", linear.sym(linear.P))
+    if type(expr) is cst.Name:
+        return known.get(expr.value)
+    if type(expr) is cst.Attribute and names.qualify(expr) in mem.page_size:
+        return page
+    if type(expr) is cst.Call:
+        q = names.qualify(expr.func)
+        if q in mem.page_size_calls:
+            return page
+        if q in mem.page_size_sysconf and expr.args:
+            arg = literal(expr.args[0].value)
+            if arg is not None and str(arg[1]).startswith("SC_PAGE"):
+                return page
+        return None
+    if type(expr) is cst.BinaryOperation:
+        a = _const_expr(expr.left, known, names, models, page_size)
+        b = _const_expr(expr.right, known, names, models, page_size)
+        if not (isinstance(a, tuple) and isinstance(b, tuple)):
+            return None
+        if a[0] == b[0] == "const":
+            return fold(expr.operator, a[1], b[1])
+        la, lb = as_lin(a), as_lin(b)
+        if la is None or lb is None:
+            return None
+        if type(expr.operator) is cst.Multiply:
+            prod = linear.mul(la, lb)
+            return lin_value(prod) if prod is not None else None
+        if type(expr.operator) in (cst.Add, cst.Subtract):
+            return lin_value(linear.add(la, lb, 1 if type(expr.operator) is cst.Add else -1))
+        return None
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+        a = _const_expr(expr.expression, known, names, models, page_size)
+        if isinstance(a, tuple) and a[0] == "const" and isinstance(a[1], int):
+            return ("const", -a[1])
+    return None

@@ -1,0 +1,133 @@
+"""Scope collection: the bodies the analysis runs over (each function, method,
+lambda and class body of a module, and the module's own), with the qualified
+names that calls can reach."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+import libcst as cst
+
+from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg
+from ownlint.engine.typestate import literal
+from ownlint.engine.walk import LEAVES, children, compound_children, holds_statements, is_statement
+
+
+@dataclass(slots=True)
+class Scope:
+    """A body the analysis runs over: a function, lambda, class or module body."""
+
+    cfg: CFG
+    params: list[str]
+    self_name: str | None
+    qualified: str = ""  # `mod.func`, `mod.Class.method`; "" where no call can reach it
+    class_qualified: str | None = None  # for methods: `mod.Class`
+    defaults: tuple[tuple[int, object], ...] = ()
+    generator: bool = False  # a call only makes a generator: no effect at the call site
+
+
+def _params(p: cst.Parameters) -> list[str]:
+    out = [x.name.value for x in (*p.posonly_params, *p.params)]
+    if type(p.star_arg) is cst.Param:
+        out.append(p.star_arg.name.value)
+    out += [x.name.value for x in p.kwonly_params]
+    if p.star_kwarg is not None:
+        out.append(p.star_kwarg.name.value)
+    return out
+
+
+def _defaults(p: cst.Parameters) -> tuple[tuple[int, object], ...]:
+    out = []
+    for i, x in enumerate((*p.posonly_params, *p.params)):
+        if x.default is not None:
+            lit = literal(x.default)
+            if lit is not None:
+                out.append((i, lit))
+    return tuple(out)
+
+
+def collect_scopes(
+    module: cst.Module, modname: str, call_raises: CallRaises | None, source: str | None = None
+) -> list[Scope]:
+    """Every function, method, lambda and class body of a module, with the
+    qualified names that calls can reach (`mod.f`, `mod.Class.m`), in the
+    order of a depth-first walk.
+
+    Given the `source`, and it has neither `lambda` nor `yield` anywhere, only
+    compound statements are walked: nothing inside an expression or a simple
+    statement can matter. Otherwise expressions are searched for lambdas and
+    yields too, by a tighter loop (`_lambdas_and_yields`)."""
+    full = source is None or "lambda" in source or "yield" in source
+    kids = children if full else compound_children
+    scopes: list[Scope] = []
+    # (node, kind of the scope it is in, that scope's qualified name or None,
+    # the function's Scope, the statement the node is in)
+    stack: list[tuple[cst.CSTNode, str, str | None, Scope | None, cst.CSTNode | None]] = [
+        (c, "module", modname, None, None) for c in reversed(kids(module))
+    ]
+    while stack:
+        node, kind, outer, function, at = stack.pop()
+        if full and not holds_statements(node):  # an expression, or a part of one
+            _lambdas_and_yields(node, function, at, scopes, call_raises)
+            continue
+        inner_kind, inner_q, inner_function = kind, outer, function
+        if is_statement(node):
+            at = node
+        if type(node) is cst.ClassDef or type(node) is cst.FunctionDef:
+            q = (
+                None
+                if outer is None or kind == "function"
+                else (f"{outer}.{node.name.value}" if outer else node.name.value)
+            )
+            if isinstance(node, cst.ClassDef):
+                scopes.append(Scope(build_class_cfg(node, call_raises), [], None, ""))
+                inner_kind, inner_q, inner_function = "class", q, None
+            else:
+                params = _params(node.params)
+                static = any(
+                    type(d.decorator) is cst.Name and d.decorator.value == "staticmethod" for d in node.decorators
+                )
+                in_class = kind == "class"
+                self_name = params[0] if in_class and params and not static else None
+                scopes.append(
+                    Scope(
+                        build_function_cfg(node, call_raises=call_raises),
+                        params,
+                        self_name,
+                        q or "",
+                        outer if in_class else None,
+                        _defaults(node.params),
+                    )
+                )
+                inner_kind, inner_q, inner_function = "function", q, scopes[-1]
+        stack.extend((c, inner_kind, inner_q, inner_function, at) for c in reversed(kids(node)))
+    return scopes
+
+
+def _lambdas_and_yields(
+    node: cst.CSTNode,
+    function: Scope | None,
+    at: cst.CSTNode | None,
+    scopes: list[Scope],
+    call_raises: CallRaises | None,
+) -> None:
+    """In an expression (which holds no statement): a scope for each lambda, in
+    the order of a depth-first walk; a yield outside any lambda makes
+    `function` a generator (a yield in a lambda makes the lambda one)."""
+    leaves = LEAVES
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Yield:
+            if function is not None:
+                function.generator = True
+        elif kind is cst.Lambda:
+            lam = cast(cst.Lambda, current)
+            scopes.append(Scope(build_lambda_cfg(lam, call_raises=call_raises, stmt=at), _params(lam.params), None))
+            for child in children(lam):  # before the lambda's siblings, as a walk would
+                _lambdas_and_yields(child, None, at, scopes, call_raises)
+            continue
+        if kind not in leaves:
+            stack.extend(reversed(children(current)))

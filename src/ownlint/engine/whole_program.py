@@ -1,0 +1,294 @@
+"""The Project class: the units of one run, their scopes, the analysis of each
+scope with summaries made on demand, the resolution of calls across modules,
+and what incremental checks keep from one check to the next."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+from ownlint.diagnostics import FileError, FileReport
+from ownlint.engine.cfg import build_module_cfg
+from ownlint.engine.environment import check_environment
+from ownlint.engine.models import ModelSet
+from ownlint.engine.scopes import Scope, collect_scopes
+from ownlint.engine.sources import EngineOptions
+from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
+from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit
+
+
+@dataclass(slots=True)
+class _Reused:
+    """One scope's results, kept for the next check of its file (incremental mode)."""
+
+    scope: Scope
+    context: tuple[object, ...]
+    deps: list[tuple[Scope, cst.Call, str, bool, str | None]]  # each resolution: its inputs and target
+    violations: list[RawViolation]
+    summary: Summary | None
+    note: tuple[str, str] | None  # (function, budget note)
+
+
+class _Memory:
+    """What incremental checks of a file keep from one check to the next: the
+    scopes of each unchanged top-level statement (by its parsed piece), and
+    each scope's results. A scope's results are reused when its statement is
+    unchanged, the module's names, constants, models and options are the same,
+    and every call it resolved resolves to the same function, itself reused in
+    this check; otherwise it is analysed again (so are its callers, in turn)."""
+
+    def __init__(self) -> None:
+        self.scopes: dict[str, dict[tuple[int, tuple[object, ...]], tuple[cst.Module, list[Scope]]]] = {}
+        self.results: dict[str, dict[int, _Reused]] = {}
+
+
+_MEMORY = _Memory()
+
+
+def _stat(path: Path) -> tuple[str, int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
+class Project:
+    """The units of one run, their scopes, and the summaries computed on demand."""
+
+    def __init__(self, units: list[Unit], models: ModelSet, options: EngineOptions, reports: list[FileReport]) -> None:
+        self.models = models
+        self.options = options
+        self.scopes: dict[int, list[Scope]] = {}
+        self.functions: dict[str, tuple[Unit, Scope]] = {}
+        self.by_last_name: dict[str, list[str]] = {}
+        self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
+        self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
+        self.summaries: dict[str, Summary] = {}
+        self.later: dict[str, Callable[[], Summary]] = {}  # analysed functions whose summary no call has asked for yet
+        self.in_progress: set[str] = set()
+        self.violations: dict[tuple[int, int], list[RawViolation]] = {}
+        self.units: list[Unit] = []
+        # with `stats`: (unit, node, name, steps, seconds, note) of each function analysed
+        self.stats: list[tuple[Unit, cst.CSTNode, str, int, int, float, str]] | None = None
+        self._nested = 0.0  # seconds spent in analyses started inside the current one
+        # incremental mode: what a scope's results depend on beyond its own
+        # syntax and the functions it calls (see _Memory)
+        self.context: dict[int, tuple[object, ...]] = {}
+        self.reused: set[int] = set()  # id() of the scopes whose results this check reused
+        self.kept: dict[str, dict[int, _Reused]] = {}
+        if options.incremental:
+            fingerprint = tuple(_stat(p) for p in models.files)
+            for unit in units:
+                names = unit.names
+                self.context[unit.index] = (
+                    unit.path,
+                    unit.index,
+                    names.module,
+                    tuple(sorted(names.imports.items())),
+                    tuple(sorted(names.functions)),
+                    tuple(sorted(names.classes)),
+                    tuple(names.star_modules),
+                    repr(sorted(unit.constants.items())),
+                    options,
+                    fingerprint,
+                )
+        for unit in units:
+            try:
+                self._add(unit)
+            except RecursionError:
+                reports[unit.index].errors.append(FileError(unit.path, "too deeply nested to analyse"))
+            else:
+                self.units.append(unit)
+
+    def _add(self, unit: Unit) -> None:
+        """Build the scopes and control-flow graphs of one file."""
+        models = self.models
+        names = unit.names
+
+        def call_raises(call: cst.Call) -> bool:
+            return not models.never_raises(names.qualify(call.func) or "?")
+
+        scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None)]
+        if self.options.incremental and unit.pieces:
+            before = _MEMORY.scopes.get(unit.path, {})
+            now: dict[tuple[int, tuple[object, ...]], tuple[cst.Module, list[Scope]]] = {}
+            for piece, _ in unit.pieces:
+                key = (id(piece), self.context[unit.index])
+                kept = before.get(key)
+                if kept is None or kept[0] is not piece:
+                    kept = (piece, collect_scopes(piece, unit.names.module, call_raises, unit.source))
+                now[key] = kept
+                scopes += kept[1]
+            _MEMORY.scopes[unit.path] = now
+        else:
+            scopes += collect_scopes(unit.module, unit.names.module, call_raises, unit.source)
+        self.scopes[unit.index] = scopes
+        self.scope_index.update((id(sc), i) for i, sc in enumerate(scopes))
+        for sc in scopes:
+            if sc.qualified and sc.qualified not in self.functions:
+                self.functions[sc.qualified] = (unit, sc)
+                self.by_last_name.setdefault(sc.qualified.rpartition(".")[2], []).append(sc.qualified)
+
+    def analyze_unit(self, unit: Unit) -> list[RawViolation]:
+        out: list[RawViolation] = []
+        if any(name in unit.source for name in self.models.environment.deprecated):
+            out += check_environment(unit.index, unit.module, unit.names, self.models.environment, unit.constants)
+        for i, scope in enumerate(self.scopes[unit.index]):
+            out.extend(self.analyze_scope(unit, i, scope))
+        return out
+
+    def analyze_scope(self, unit: Unit, i: int, scope: Scope) -> list[RawViolation]:
+        key = (unit.index, i)
+        if key not in self.violations:
+            if scope.qualified:
+                self._function(scope.qualified, needed=False)  # analyses it, once
+            if key not in self.violations:
+                self.violations[key], _ = self._evaluate(unit, scope, summary=False)
+        return self.violations[key]
+
+    def _evaluate(
+        self, unit: Unit, scope: Scope, summary: bool
+    ) -> tuple[list[RawViolation], Callable[[], Summary] | None]:
+        """Runs the analysis of `scope` (or, incrementally, reuses its last
+        results): its violations and, if `summary`, what makes its summary."""
+        context = self.context.get(unit.index)
+        if context is not None:
+            last = _MEMORY.results.get(unit.path, {}).get(id(scope))
+            if (
+                last is not None
+                and last.scope is scope
+                and last.context == context
+                and (last.summary is not None or not summary)
+                and self._still_hold(last.deps)
+            ):
+                self.reused.add(id(scope))
+                self.kept.setdefault(unit.path, {})[id(scope)] = last
+                if last.note is not None:
+                    self.budget_notes.append((unit, scope.cfg.node, *last.note))
+                return last.violations, _ready(last.summary) if last.summary is not None else None
+        deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = [] if context is not None else None
+        fa = self._analysis(unit, scope, deps)
+        if self.stats is None:
+            violations = fa.run()
+        else:
+            outer, self._nested = self._nested, 0.0
+            start = time.perf_counter()
+            violations = fa.run()
+            total = time.perf_counter() - start
+            own, self._nested = total - self._nested, outer + total
+            self.stats.append(
+                (unit, scope.cfg.node, fa.name or scope.cfg.name, fa.steps, fa.size(), own, fa.budget_note)
+            )
+        summarize = fa.summary_later(scope.defaults) if summary else None
+        note = (fa.name or scope.cfg.name, fa.budget_note) if fa.budget_note else None
+        if note is not None:
+            self.budget_notes.append((unit, scope.cfg.node, *note))
+        if context is not None and deps is not None:  # the next check may reuse the summary: made now
+            made = summarize() if summarize is not None else None
+            self.kept.setdefault(unit.path, {})[id(scope)] = _Reused(scope, context, deps, violations, made, note)
+            summarize = _ready(made) if made is not None else None
+        return violations, summarize
+
+    def _still_hold(self, deps: list[tuple[Scope, cst.Call, str, bool, str | None]]) -> bool:
+        for scope, call, qualified, on_self, target in deps:
+            if self._target(scope, call, qualified, on_self) != target:
+                return False
+            if target is not None:
+                self.summary_of(target)
+                if id(self.functions[target][1]) not in self.reused:
+                    return False
+        return True
+
+    def finish(self) -> None:
+        """Keeps this check's results for the next (incremental mode)."""
+        for path, results in self.kept.items():
+            _MEMORY.results[path] = results
+
+    def _analysis(
+        self, unit: Unit, scope: Scope, deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = None
+    ) -> FunctionAnalysis:
+        name = scope.qualified.rpartition(".")[2] if scope.qualified else scope.cfg.name
+        if scope.class_qualified:
+            name = f"{scope.class_qualified.rpartition('.')[2]}.{name}"
+
+        def resolve(call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
+            if deps is not None:
+                target = self._target(scope, call, qualified, on_self)
+                # a call into a function still being analysed (recursion) sees it unfinished:
+                # results that depend on the order of analysis are never reused
+                deps.append((scope, call, qualified, on_self, "<recursive>" if target in self.in_progress else target))
+            return self.resolve(scope, call, qualified, on_self)
+
+        fa = FunctionAnalysis(unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve)
+        fa.interop_modules = self.options.interop_modules
+        fa.page_size = self.options.page_size
+        return fa
+
+    def summary_of(self, qualified: str) -> Summary:
+        summary = self._function(qualified, needed=True)
+        assert summary is not None
+        return summary
+
+    def _function(self, qualified: str, needed: bool) -> Summary | None:
+        """Analyses the function `qualified`, once; its summary if `needed`
+        (made when first needed: most functions are called by none)."""
+        done = self.summaries.get(qualified)
+        if done is not None:
+            return done
+        later = self.later.get(qualified)
+        if later is not None:
+            if not needed:
+                return None
+            del self.later[qualified]
+            done = self.summaries[qualified] = later()
+            return done
+        unit, scope = self.functions[qualified]
+        if scope.generator:
+            return Summary(
+                qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
+            )
+        if qualified in self.in_progress:  # recursion: see summaries.py
+            return Summary(
+                qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
+            )
+        self.in_progress.add(qualified)
+        try:
+            violations, summarize = self._evaluate(unit, scope, summary=True)
+            assert summarize is not None
+        finally:
+            self.in_progress.discard(qualified)
+        self.violations[(unit.index, self.scope_index[id(scope)])] = violations
+        if not needed:
+            self.later[qualified] = summarize
+            return None
+        summary = self.summaries[qualified] = summarize()
+        return summary
+
+    def resolve(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
+        target = self._target(scope, call, qualified, on_self)
+        return None if target is None else self.summary_of(target)
+
+    def _target(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> str | None:
+        """The function of the checked tree that `call` reaches, if any."""
+        target: str | None = None
+        if on_self and scope.class_qualified and type(call.func) is cst.Attribute:
+            candidate = f"{scope.class_qualified}.{call.func.attr.value}"
+            target = candidate if candidate in self.functions else None
+        elif qualified in self.functions:
+            target = qualified
+        elif "." in qualified and not qualified.startswith(("?", "self.")):
+            # the checked tree's root may differ from the import root: match by suffix
+            candidates = self.by_last_name.get(qualified.rpartition(".")[2], ())
+            ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
+            target = ends[0] if len(ends) == 1 else None
+        return target
+
+
+def _ready(summary: Summary) -> Callable[[], Summary]:
+    """A summary already made, as `_evaluate` hands out the ones it makes later."""
+    return lambda: summary

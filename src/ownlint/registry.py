@@ -5,79 +5,31 @@ its documentation in Ruff's sections and its INVALID / VALID examples (Fixit's),
 complete modules that tests/test_rule_examples.py checks. `ownlint rules`,
 `ownlint explain`, the README table, docs/rules.md, SARIF rule metadata and
 the language server's hover are all generated from these records.
+
+The record itself, `Rule`, lives in the leaf `ownlint.rule` (re-exported
+here), so that the dependency goes one way: the check modules import
+`ownlint.rule`, and this module collects their rules from `ownlint.checks`.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-DOCS_URL = "https://github.com/ownlint/ownlint/blob/main/docs/rules.md#{anchor}"
+from ownlint.rule import DOCS_URL, EXPECTED, Rule, example_source, shown
 
-# `# E: OWN201` on a line of an INVALID example: ownlint must report OWN201
-# there (tests/test_rule_examples.py; the syntax of tests/fixtures)
-EXPECTED = re.compile(r"#\s*E:\s*(?=OWN[0-9]+)")
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    code: str
-    name: str  # kebab-case, describes the bug
-    severity: str  # "error" or "warning"
-    summary: str  # one line
-    what_it_does: str
-    why_bad: str
-    # Complete, self-contained modules (Fixit's VALID / INVALID), which the
-    # test suite checks: ownlint reports in each INVALID one exactly the lines
-    # marked `# E: OWNnnn`, and nothing in a VALID one (the look-alike
-    # correct code). The documentation shows them with `# OWNnnn`.
-    invalid: tuple[str, ...]
-    valid: tuple[str, ...]
-    known_limits: str
-    references: str
-
-    @property
-    def help_uri(self) -> str:
-        return DOCS_URL.format(anchor=f"{self.code.lower()}-{self.name}")
-
-    def markdown(self) -> str:
-        """The rule's whole documentation, as Markdown."""
-        parts = [
-            f"# {self.code} {self.name} ({self.severity})",
-            "",
-            self.summary,
-            "",
-            "## What it does",
-            "",
-            self.what_it_does.strip(),
-            "",
-            "## Why is this bad?",
-            "",
-            self.why_bad.strip(),
-        ]
-        for heading, examples in (("Example", self.invalid), ("Use instead", self.valid)):
-            if examples:
-                parts += ["", f"## {heading}"]
-                for text in examples:
-                    parts += ["", "```python", shown(text), "```"]
-        if self.known_limits.strip():
-            parts += ["", "## Known limits", "", self.known_limits.strip()]
-        if self.references.strip():
-            parts += ["", "## References", "", self.references.strip()]
-        return "\n".join(parts) + "\n"
-
-
-def example_source(text: str) -> str:
-    """An example as the module it is: without the blank line that opens its string."""
-    return text.lstrip("\n")
-
-
-def shown(text: str) -> str:
-    """An example as the documentation shows it: `# E: OWN201` reads `# OWN201`."""
-    return EXPECTED.sub("# ", example_source(text).rstrip("\n"))
+__all__ = [
+    "DOCS_URL",
+    "EXPECTED",
+    "Rule",
+    "all_rules",
+    "example_source",
+    "rule",
+    "rules_document",
+    "rules_markdown_table",
+    "shown",
+]
 
 
 @functools.cache

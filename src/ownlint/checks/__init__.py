@@ -13,7 +13,7 @@ import pkgutil
 from ownlint.checks.base import Check
 from ownlint.diagnostics import Diagnostic, Related
 from ownlint.engine.violations import Violation
-from ownlint.registry import Rule
+from ownlint.rule import Rule
 
 
 def _load_checks() -> dict[str, Check]:

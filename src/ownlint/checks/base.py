@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ownlint.diagnostics import Fix
 from ownlint.engine.violations import Violation
-from ownlint.registry import Rule
+from ownlint.rule import Rule
 
 
 def _no_fix(v: Violation) -> Fix | None:

@@ -2,7 +2,7 @@
 
 from ownlint.checks.base import Check, via_suffix
 from ownlint.engine.violations import Violation
-from ownlint.registry import Rule
+from ownlint.rule import Rule
 
 RULE = Rule(
     code="OWN102",

@@ -26,19 +26,19 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
 from ownlint.engine.state import BORROWED, CONSUMED, LIVE, TRANSFERRED, HState, Val
+from ownlint.engine.typestate_base import RawViolation, _objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.models import ModelSet
     from ownlint.engine.state import PathState, Step
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate import FunctionAnalysis
+    from ownlint.engine.typestate_base import Analysis
 
 
 def _objs(v: Val) -> list[int]:
-    from ownlint.engine.typestate import _objects_in
-
     return _objects_in(v)
 
 
@@ -58,8 +58,8 @@ def _elements(v: Val) -> list[Val]:
 class InteropEval:
     """The interop half of `_Eval` (mixed in; `self` is the evaluator)."""
 
-    if TYPE_CHECKING:  # what the evaluator (typestate._Eval, with MemoryEval) provides
-        fa: FunctionAnalysis
+    if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval, with MemoryEval) provides
+        fa: Analysis
         st: PathState
         models: ModelSet
 
@@ -164,8 +164,6 @@ class InteropEval:
         for obj in _objs(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.prov == "explicit":
-                from ownlint.engine.typestate import RawViolation
-
                 if self.fa.violations is not None:
                     self.fa.violations.append(
                         RawViolation(
@@ -230,8 +228,6 @@ class InteropEval:
 
     # -- invalid inputs (OWN602) ----------------------------------------------------------
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None:
-        from ownlint.engine.memory import parse_tag
-
         for a, v in args:
             if a.keyword is None:
                 continue

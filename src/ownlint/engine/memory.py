@@ -32,68 +32,25 @@ import libcst as cst
 
 from ownlint.engine import domain, linear
 from ownlint.engine.cfg import source_of
+from ownlint.engine.memvalues import addr_value, buffer_tag, lin_options, parse_tag
+from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
+from ownlint.engine.memvalues import lin_value as lin_value
 from ownlint.engine.models import MapCall
 from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState, Step, Val
+from ownlint.engine.typestate_base import RawViolation, target_key
 
 if TYPE_CHECKING:
     from ownlint.engine.models import ModelSet
     from ownlint.engine.state import PathState
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate import FunctionAnalysis
-
-
-def buffer_tag(aligned: bool, read_only: bool, source: str) -> str:
-    return f"buffer:{'aligned' if aligned else 'unaligned'}:{'ro' if read_only else 'rw'}:{source}"
-
-
-def parse_tag(tag: str) -> tuple[bool, bool, str] | None:
-    if not tag.startswith("buffer:"):
-        return None
-    _, align, ro, source = tag.split(":", 3)
-    return align == "aligned", ro == "ro", source
-
-
-def lin_options(v: Val) -> list[linear.Lin] | None:
-    """Every value `v` may have, as forms (`a if c else b` keeps both); None if unknown."""
-    if isinstance(v, tuple) and v and v[0] == "oneof":
-        out: list[linear.Lin] = []
-        for x in v[1]:
-            sub = lin_options(x)
-            if sub is None:
-                return None
-            out.extend(sub)
-        return out
-    form = as_lin(v)
-    return [form] if form is not None else None
-
-
-def as_lin(v: Val) -> linear.Lin | None:
-    if isinstance(v, tuple) and v:
-        if v[0] == "lin":
-            return v[1]  # type: ignore[no-any-return]
-        if v[0] == "const" and isinstance(v[1], int) and not isinstance(v[1], bool):
-            return linear.const(v[1])
-    return None
-
-
-def lin_value(form: linear.Lin) -> Val:
-    """An integer as a value: a constant, a form, or None past the bounds (domain.py)."""
-    c = linear.constant_value(form)
-    if c is not None:
-        return domain.constant(c)
-    return ("lin", form) if domain.form_fits(form) else None
-
-
-def addr_value(buffer: Val, form: linear.Lin | None) -> Val:
-    """An address in `buffer` at offset `form` (None: unknown, or past the bounds)."""
-    return ("addr", buffer, form if form is not None and domain.form_fits(form) else None)
+    from ownlint.engine.typestate_base import Analysis
 
 
 class MemoryEval:
     """The memory half of `_Eval` (mixed in; `self` is the evaluator)."""
 
-    if TYPE_CHECKING:  # what the evaluator (typestate._Eval) provides
-        fa: FunctionAnalysis
+    if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
+        fa: Analysis
         st: PathState
         models: ModelSet
 
@@ -205,8 +162,6 @@ class MemoryEval:
         return False, None
 
     def key_of(self, expr: cst.BaseExpression) -> str | None:
-        from ownlint.engine.typestate import target_key
-
         return target_key(expr, self.fa.self_name)
 
     def is_buffer(self, v: Val) -> bool:
@@ -428,8 +383,6 @@ class MemoryEval:
         story: tuple[Step, ...] = (),
     ) -> None:
         """A finding about a call's arguments rather than a handle's state."""
-        from ownlint.engine.typestate import RawViolation
-
         if self.fa.violations is not None:
             self.fa.violations.append(
                 RawViolation(code, self.fa.unit.index, node, handle, facts, story, stmt=self.fa.at)

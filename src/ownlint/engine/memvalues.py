@@ -1,0 +1,56 @@
+"""The values memory.py adds to the evaluator, as plain functions (no evaluator
+needed): buffer tags, integers as linear forms over the page size, and
+addresses inside buffers. memory.py's docstring describes the values.
+"""
+
+from __future__ import annotations
+
+from ownlint.engine import domain, linear
+from ownlint.engine.state import Val
+
+
+def buffer_tag(aligned: bool, read_only: bool, source: str) -> str:
+    return f"buffer:{'aligned' if aligned else 'unaligned'}:{'ro' if read_only else 'rw'}:{source}"
+
+
+def parse_tag(tag: str) -> tuple[bool, bool, str] | None:
+    if not tag.startswith("buffer:"):
+        return None
+    _, align, ro, source = tag.split(":", 3)
+    return align == "aligned", ro == "ro", source
+
+
+def lin_options(v: Val) -> list[linear.Lin] | None:
+    """Every value `v` may have, as forms (`a if c else b` keeps both); None if unknown."""
+    if isinstance(v, tuple) and v and v[0] == "oneof":
+        out: list[linear.Lin] = []
+        for x in v[1]:
+            sub = lin_options(x)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    form = as_lin(v)
+    return [form] if form is not None else None
+
+
+def as_lin(v: Val) -> linear.Lin | None:
+    if isinstance(v, tuple) and v:
+        if v[0] == "lin":
+            return v[1]  # type: ignore[no-any-return]
+        if v[0] == "const" and isinstance(v[1], int) and not isinstance(v[1], bool):
+            return linear.const(v[1])
+    return None
+
+
+def lin_value(form: linear.Lin) -> Val:
+    """An integer as a value: a constant, a form, or None past the bounds (domain.py)."""
+    c = linear.constant_value(form)
+    if c is not None:
+        return domain.constant(c)
+    return ("lin", form) if domain.form_fits(form) else None
+
+
+def addr_value(buffer: Val, form: linear.Lin | None) -> Val:
+    """An address in `buffer` at offset `form` (None: unknown, or past the bounds)."""
+    return ("addr", buffer, form if form is not None and domain.form_fits(form) else None)

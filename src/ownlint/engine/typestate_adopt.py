@@ -1,0 +1,175 @@
+"""SYCL interop ownership: adopting a native handle (`make_*`, with keep or
+transfer), transferring it to an owner, and borrowing a handle from an
+owner (`get_native`), as a mixin of the evaluator (`typestate_eval._Eval`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ownlint.engine.cfg import source_of
+from ownlint.engine.models import Adopt, Borrow
+from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
+from ownlint.engine.typestate_base import RawViolation, _inner, _objects_in, _via
+
+if TYPE_CHECKING:
+    from ownlint.engine.state import PathState
+    from ownlint.engine.summaries import Summary
+    from ownlint.engine.typestate_base import Analysis
+
+
+class AdoptEval:
+    """Adopt, transfer, borrow, as a mixin of `_Eval` (`self` is the evaluator)."""
+
+    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
+        fa: Analysis
+        st: PathState
+
+        def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
+        def forget(self, obj: int) -> None: ...
+        def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool: ...
+        def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> int: ...
+        def refs(self, obj: int) -> bool: ...
+        def use(
+            self,
+            value: Val,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            via: Summary | None = None,
+            inner: Step | None = None,
+        ) -> None: ...
+
+    # -- SYCL interop --------------------------------------------------------------
+    def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
+        """ "keep", "transfer", or "unknown" (the ownership spellings the models list)."""
+        own = adopt.ownership
+        value: Val = None
+        given = False
+        for a, v in args:
+            if a.keyword is not None and a.keyword.value in own.keywords:
+                value, given = v, True
+        if not given and isinstance(first, tuple) and first and first[0] == "dict":
+            for k, v in first[1]:
+                if k in own.fields:
+                    value, given = v, True
+        if not given:
+            return "transfer"
+        word = None
+        if isinstance(value, tuple) and value and value[0] in ("const", "sym") and isinstance(value[1], str):
+            word = value[1].rpartition(".")[2]
+        if word in own.keep:
+            return "keep"
+        if word in own.transfer:
+            return "transfer"
+        return "unknown"
+
+    def adopt(
+        self,
+        adopt: Adopt,
+        qualified: str,
+        node: cst.Call,
+        positional: list[tuple[cst.Arg, Val]],
+        args: list[tuple[cst.Arg, Val]],
+    ) -> Val:
+        """`make_*(h, ...)`: a new owner of `h`, or None when the call is not interop."""
+        if not 0 <= adopt.handle < len(positional):
+            return None
+        spelled_node: cst.CSTNode = positional[adopt.handle][0].value
+        first = positional[adopt.handle][1]
+        handle = first
+        record = isinstance(first, tuple) and bool(first) and first[0] == "dict"
+        if record:
+            handle = next((v for k, v in first[1] if k in adopt.ownership.handle_fields), None)  # type: ignore[index]
+        interop = (
+            self.guarded(qualified, adopt.ownership.guard_modules)
+            or record
+            or any(a.keyword is not None and a.keyword.value in adopt.ownership.keywords for a, _ in args)
+            or any(self.st.heap.get(o, HState(LIVE)).tag == "native" for o in _objects_in(handle))
+        )
+        if not interop:
+            return None
+        self.check_inputs(adopt, node, handle, args)
+        mode = self.ownership_of(adopt, first, args)
+        owner = self.new_owner(node, adopt.owner_kind, "made here")
+        spelled = spelled_node
+        for obj in _objects_in(handle):
+            hs = self.st.heap.get(obj, HState(LIVE))
+            if hs.reported:
+                continue
+            if mode == "transfer":
+                self.transfer(obj, owner, node, spelled)
+            elif mode == "keep":
+                self.use(obj, node, spelled)
+                hs = self.st.heap.get(obj, HState(LIVE))
+                if not hs.reported and hs.kind in (LIVE, KEPT):
+                    self.st.heap[obj] = hs.with_step(
+                        KEPT, self.fa.step_of(node, "adopted with `keep` here"), owner=owner
+                    )
+                    self.st.heap[owner] = self.st.heap[owner].but(owner=obj)
+            else:  # unknown ownership: nothing may rest on it
+                self.use(obj, node, spelled)
+                if not self.st.heap.get(obj, HState(LIVE)).reported:
+                    self.st.heap.pop(obj, None)
+        return owner
+
+    def transfer(
+        self,
+        obj: int,
+        owner: int,
+        node: cst.CSTNode,
+        spelled: str | cst.CSTNode,
+        via: Summary | None = None,
+        inner: Step | None = None,
+    ) -> None:
+        hs = self.st.heap.get(obj, HState(LIVE))
+        if hs.reported:
+            return
+        if hs.kind == TRANSFERRED:
+            self.fa.report(
+                self.st, "OWN103", node, obj, spelled, _via(via), _inner(inner, via, "transferred again here")
+            )
+            return
+        if hs.kind == FREED:
+            self.fa.report(self.st, "OWN203", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
+            return
+        where = inner if inner is not None else self.fa.step_of(node, "")
+        label = f"ownership transferred here, inside `{via.name}`" if via is not None else "ownership transferred here"
+        self.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label, where.stmt), owner=owner)
+
+    def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val:
+        """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
+        objs = _objects_in(owner_val)
+        self.use(owner_val, node, spelled)
+        if len(objs) != 1:
+            return None
+        owner = objs[0]
+        hs = self.st.heap.get(owner)
+        if hs is None or hs.kind not in (OWNER, OWNER_DEAD):
+            return None  # not an object ownlint follows: nothing is known of its lifetime
+        if hs.tag in b.unsupported:
+            if self.fa.violations is not None:
+                self.fa.violations.append(
+                    RawViolation(
+                        "OWN401",
+                        self.fa.unit.index,
+                        node,
+                        source_of(spelled),
+                        (("kind", hs.tag),),
+                        hs.story,
+                        stmt=self.fa.at,
+                    )
+                )
+            return None
+        if hs.owner is not None and hs.kind == OWNER:
+            return hs.owner  # made with keep: the application's own handle
+        result = self.fa.site_object(node, 1)
+        self.forget(result)
+        self.st.heap[result] = HState(
+            BORROWED, False, (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),), owner=owner
+        )
+        if hs.kind == OWNER and not hs.escaped and not self.refs(owner):
+            self.st.heap[owner] = hs.with_step(
+                OWNER_DEAD, self.fa.step_of(node, "a temporary: it dies at the end of this statement")
+            )
+        return result

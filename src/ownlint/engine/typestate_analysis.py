@@ -1,0 +1,341 @@
+"""`FunctionAnalysis`, the driver of the typestate analysis of one function:
+its budgets, the solver run, the step of one CFG element (forking where a
+call has several outcomes), the conditions assumed on edges, and reporting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
+from ownlint.engine.models import ModelSet
+from ownlint.engine.solver import Solution, solve
+from ownlint.engine.state import LIVE, MAX_PATHS, HState, PathState, StateSet, Step, Val
+from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
+from ownlint.engine.typestate_base import (
+    BudgetExceeded,
+    RawViolation,
+    Resolver,
+    Unit,
+    _Dead,
+    _declared_outer,
+    _Fork,
+    literal,
+)
+from ownlint.engine.typestate_eval import _Eval
+from ownlint.engine.walk import walk
+
+
+class FunctionAnalysis:
+    """Runs the typestate analysis over one CFG and collects violations."""
+
+    def __init__(
+        self,
+        unit: Unit,
+        cfg: CFG,
+        models: ModelSet,
+        params: list[str],
+        self_name: str | None = None,
+        name: str = "",
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.unit = unit
+        self.name = name
+        self.resolver = resolver
+        self.fields: dict[str, int] = {}  # self.x read before any write -> its object
+        self.interop_modules: tuple[str, ...] = ()
+        self.page_size: int | None = None  # None: the symbol P
+        # `global` / `nonlocal` names (none to look for where the text has neither word)
+        self.outer_names = _declared_outer(cfg.node) if unit.declares_outer else set()
+        self.captured: dict[int, set[str]] = {}  # nested function or lambda -> the names it uses
+        self.cfg = cfg
+        self.models = models
+        self.names = unit.names
+        self.params = params
+        self.self_name = self_name
+        self.sites: dict[tuple[int, int], int] = {}
+        self.violations: list[RawViolation] | None = None  # where `report` collects, while `run` runs
+        self.at: cst.CSTNode | None = None  # the statement of the element being run
+        self.solution: Solution[StateSet] | None = None
+        self.budget_note = ""
+        self.steps = 0
+
+    # -- driver ------------------------------------------------------------
+    def initial(self) -> StateSet:
+        env: dict[str, Val] = {p: -(i + 1) for i, p in enumerate(self.params)}
+        return StateSet.of([PathState(env, {}, {})])
+
+    # Budgets. The states kept at a block grow with the names a function binds
+    # and the paths through it; a function whose blocks times names exceed
+    # SIZE_BUDGET is not analysed at all. Otherwise the analysis counts steps:
+    # one for each element of a block it runs on a path state, and one for
+    # each expression it evaluates (so a re-run for a fork counts again). A
+    # function may take STEPS_PER_NODE steps for each node of its syntax
+    # tree (its size: names, literals, operators, calls, statements, ...),
+    # and at least MIN_STEPS. Past that the analysis stops: `budget_note` says
+    # so, the findings proved until then are kept, and its summary has no
+    # effect. A step does a bounded amount of work (the values it reads and
+    # makes are bounded, domain.py), so the cost of a function is at most its
+    # size times a constant. The count is deterministic: the same function
+    # stops at the same place on any machine.
+    SIZE_BUDGET = 4_000_000
+    STEPS_PER_NODE = 200
+    MIN_STEPS = 20_000
+    # forks of expression-level branches (and calls with several outcomes)
+    # one function may make; past it, a fork takes its first way only
+    FORK_BUDGET = 4_096
+    COPY_ENTRIES = 16
+
+    def run(self) -> list[RawViolation]:
+        self.budget_note = ""
+        self.steps = 0
+        self.forks = 0
+        elems = sum(len(b.elems) for b in self.cfg.blocks)
+        # a lower bound of the size until the limit is reached (see `over_budget`)
+        self.step_limit = max(self.MIN_STEPS, self.STEPS_PER_NODE * (elems + len(self.params)))
+        self.sized = False
+        size = len(self.cfg.blocks) * (len(self.params) + elems)
+        if size > self.SIZE_BUDGET:
+            self.budget_note = (
+                f"too large to analyse ({len(self.cfg.blocks)} blocks, {len(self.params) + elems} names and steps)"
+            )
+            return []
+        # Findings are collected as the solver goes, a block's from its latest
+        # run: a worklist solver runs a block again whenever its entry state
+        # changes, so its latest run is from its final state (no second pass
+        # over the function). Not so where the visit budget cut the solver
+        # short: then the blocks are run again from their final states.
+        found: dict[int, list[RawViolation]] = {}
+
+        def transfer(block: Block, states: StateSet) -> StateSet:
+            self.violations = found[block.id] = []
+            return self.transfer(block, states)
+
+        try:
+            self.solution = solve(self.cfg, self.initial(), transfer, StateSet.join, self.edge, widen=StateSet.widen)
+            if self.solution.budget_hit:
+                for bid, state in self.solution.ins.items():
+                    transfer(self.cfg.blocks[bid], state)
+            self.violations = [v for bid in self.solution.ins for v in found.get(bid, ())]
+        except BudgetExceeded:
+            # every finding recorded so far rests on a path the analysis proved
+            # (the states only grow), so they stand; the latest run of each block
+            # holds its findings from every earlier run
+            self.solution, self.violations = None, None
+            self.budget_note = f"used all of its {self.step_limit:,} steps"
+            return [v for bid in sorted(found) for v in found[bid]]
+        if self.budget_hit:
+            self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"
+        elif self.forks >= self.FORK_BUDGET:
+            self.budget_note = (
+                f"branches inside expressions more than {self.FORK_BUDGET:,} times: later ones were followed one way"
+            )
+        out, self.violations = self.violations, None
+        return out
+
+    def summary(self, defaults: tuple[tuple[int, object], ...] = ()) -> Summary:
+        """What callers see of this function (after `run`); nothing, past a budget."""
+        return self.summary_later(defaults)()
+
+    def summary_later(self, defaults: tuple[tuple[int, object], ...] = ()) -> Callable[[], Summary]:
+        """What makes `summary` when called (most functions' summaries are never
+        asked for: nothing calls them). It holds the states at the exit and
+        what they are read with, not the analysis (which would keep every
+        block's states alive: 99 instead of 63 MB on the dense corpus)."""
+        name, index, params, fields, self_name = self.name, self.unit.index, self.params, self.fields, self.self_name
+        if self.solution is None:  # past a budget: no effect
+            return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, (EMPTY_OUTCOME,))
+        exits = self.solution.ins.get(self.cfg.exit)
+
+        def make() -> Summary:
+            outcomes: dict[Outcome, None] = {}
+            for st in exits or ():
+                outcomes[outcome_of(st, params, fields, self_name)] = None
+            return Summary(name, index, tuple(params), defaults, self_name is not None, tuple(outcomes))
+
+        return make
+
+    def field_object(self, attr: str) -> int:
+        obj = self.fields.get(attr)
+        if obj is None:
+            obj = self.fields[attr] = -(10_000 + len(self.fields))
+        return obj
+
+    @property
+    def budget_hit(self) -> bool:
+        if self.solution is None:
+            return False
+        return self.solution.budget_hit or any(s.widened for s in self.solution.ins.values())
+
+    def over_budget(self) -> None:
+        """Called when `steps` passes `step_limit`: raises BudgetExceeded when
+        the function has used all its steps. The first time, the limit was a
+        lower bound (from the number of elements); the function's real size is
+        counted then, so that most functions are never walked for it."""
+        if not self.sized:
+            self.sized = True
+            self.step_limit = max(self.step_limit, self.MIN_STEPS, self.STEPS_PER_NODE * self.size())
+            if self.steps <= self.step_limit:
+                return
+        raise BudgetExceeded()
+
+    def size(self) -> int:
+        """The syntax nodes of the function (its parameters included)."""
+        return sum(1 for _ in walk(self.cfg.node)) + len(self.params)
+
+    def transfer(self, block: Block, states: StateSet) -> StateSet:
+        current = list(states)
+        for elem in block.elems:
+            nxt: list[PathState] = []
+            for st in current:
+                nxt.extend(self.step(elem, st))
+            current = nxt
+        return StateSet.of([s.collected() for s in current])
+
+    def step(self, elem: Elem, st: PathState) -> list[PathState]:
+        """Run one element from `st`; several results when a call forks."""
+        # a copy of the path state costs in proportion to what it holds: one
+        # step for every COPY_ENTRIES names and objects, so that no step costs
+        # more than a constant
+        copy_steps = 1 + (len(st.env) + len(st.heap)) // self.COPY_ENTRIES
+        self.steps += copy_steps
+        if self.steps > self.step_limit:
+            self.over_budget()
+        s = st.copy()
+        try:  # most elements do not fork: one run, no bookkeeping
+            self.exec_elem(elem, s, _NO_CHOICES)
+        except _Dead:
+            return []
+        except _Fork as fork:
+            pending = [{fork.node: i} for i in range(fork.n)]  # as the loop below would have queued them
+        else:
+            s.touched()
+            return [s]
+        results: list[PathState] = []
+        while pending:
+            choices = pending.pop()
+            self.steps += copy_steps
+            if self.steps > self.step_limit:
+                self.over_budget()
+            s = st.copy()
+            try:
+                self.exec_elem(elem, s, choices)
+            except _Dead:
+                continue
+            except _Fork as fork:
+                pending.extend({**choices, fork.node: i} for i in range(fork.n))
+                continue
+            s.touched()
+            results.append(s)
+        return results
+
+    # -- edges: assume a condition ------------------------------------------
+    def edge(self, e: Edge, states: StateSet) -> StateSet | None:
+        if e.kind not in ("true", "false") or e.test is None:
+            return states
+        want = e.kind == "true"
+        kept = [s for s in (self.assume(e.test, want, st) for st in states) if s is not None]
+        return StateSet.of(kept) if kept else None
+
+    def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:
+        key: str | None = None
+        truth = want
+        if type(test) is cst.NamedExpr:
+            test = test.target
+        lit = literal(test)
+        if lit is not None:
+            return st if bool(lit[1]) == want else None
+        if type(test) is cst.Name:
+            val = st.env.get(test.value, self.unit.constants.get(test.value))
+            if isinstance(val, tuple) and val and val[0] == "const":
+                return st if bool(val[1]) == want else None
+            key = test.value
+        elif (
+            type(test) is cst.Comparison
+            and len(test.comparisons) == 1
+            and type(test.left) is cst.Name
+            and type(test.comparisons[0].comparator) is cst.Name
+            and test.comparisons[0].comparator.value == "None"
+            and type(test.comparisons[0].operator) in (cst.Is, cst.IsNot)
+        ):
+            key = f"{test.left.value} is None"
+            truth = want if type(test.comparisons[0].operator) is cst.Is else not want
+        if key is None:
+            return st
+        known = st.conds.get(key)
+        if known is not None:
+            return st if known == truth else None
+        s = st.copy()
+        s.conds[key] = truth
+        return s
+
+    # -- statements ----------------------------------------------------------
+    def exec_elem(self, elem: Elem, st: PathState, choices: dict[cst.CSTNode, int]) -> None:
+        ev = _Eval(self, st, choices)
+        self.at = elem.stmt
+        node = elem.node
+        kind = elem.kind
+        ev.site = elem.origin if kind == "with_exit" and elem.origin is not None else node
+        if kind == "eval":
+            st.last = ev.expr(node)  # type: ignore[arg-type]
+            if elem.source == "with" and st.last is not None:
+                st.env[f"<with {id(elem.origin)}>"] = st.last
+        elif kind == "with_exit":
+            held = st.env.pop(f"<with {id(elem.origin)}>", None)
+            if ev.is_buffer(held):
+                name = source_of(elem.origin.asname.name) if getattr(elem.origin, "asname", None) else source_of(node)  # type: ignore[union-attr]
+                ev.release_buffer(held, elem.origin, "with block ends", name)  # type: ignore[arg-type]
+        elif kind == "return":
+            assert type(node) is cst.Return
+            value = ev.expr(node.value) if node.value is not None else None
+            if value is not None:
+                ev.returned(value, node)
+                st.env[RETURN_KEY] = value
+        elif kind == "raise":
+            assert type(node) is cst.Raise
+            if node.exc is not None:
+                ev.expr(node.exc)
+        elif kind == "bind":
+            value = st.last if elem.source == "with" else None
+            ev.bind_target(node, value)
+        elif kind == "def":
+            ev.capture(node)
+            def_name = getattr(node, "name", None)
+            if type(def_name) is cst.Name:
+                ev.bind(def_name.value, None)
+        elif kind == "stmt":
+            ev.small_statement(node)
+
+    # -- reporting -----------------------------------------------------------
+    def report(
+        self,
+        st: PathState,
+        code: str,
+        node: cst.CSTNode,
+        obj: int,
+        handle: str | cst.CSTNode | None,  # a node is rendered only when the finding is kept
+        facts: tuple[tuple[str, str], ...] = (),
+        extra: tuple[Step, ...] = (),
+    ) -> None:
+        hs = st.heap.get(obj, HState(LIVE))
+        st.heap[obj] = hs.mark_reported()
+        if self.violations is not None:
+            text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
+            self.violations.append(
+                RawViolation(code, self.unit.index, node, text, facts, hs.story + extra, stmt=self.at)
+            )
+
+    def site_object(self, node: cst.CSTNode, slot: int = 0) -> int:
+        key = (id(node), slot)
+        obj = self.sites.get(key)
+        if obj is None:
+            obj = self.sites[key] = len(self.sites)
+        return obj
+
+    def step_of(self, node: cst.CSTNode, label: str) -> Step:
+        return Step(self.unit.index, node, label, self.at)
+
+
+_NO_CHOICES: dict[cst.CSTNode, int] = {}  # never written: a fork copies the choices it extends

@@ -1,0 +1,254 @@
+"""Calls: how the evaluator (`typestate_eval._Eval`) runs a call (models,
+memory and interop hooks, project summaries), and the effects a call has on
+one object: use, free, create."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ownlint.engine.models import Adopt, Borrow, MapCall
+from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
+from ownlint.engine.typestate_base import _deref, _index, _inner, _objects_in, _via, target_key
+
+if TYPE_CHECKING:
+    from ownlint.engine.models import ModelSet
+    from ownlint.engine.state import PathState
+    from ownlint.engine.summaries import Summary
+    from ownlint.engine.typestate_base import Analysis
+
+
+class CallEval:
+    """Calls and their effects, as a mixin of `_Eval` (`self` is the evaluator)."""
+
+    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
+        fa: Analysis
+        models: ModelSet
+        st: PathState
+
+        def adopt(
+            self,
+            adopt: Adopt,
+            qualified: str,
+            node: cst.Call,
+            positional: list[tuple[cst.Arg, Val]],
+            args: list[tuple[cst.Arg, Val]],
+        ) -> Val: ...
+        def apply(self, summary: Summary, node: cst.Call, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> Val: ...
+        def bind(self, key: str, value: Val) -> None: ...
+        def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val: ...
+        def check_chain(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None: ...
+        def check_mapping(
+            self, node: cst.CSTNode, mapping: tuple[Any, ...], via: Summary | None = None
+        ) -> tuple[Any, ...]: ...
+        def consume_capsule(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool: ...
+        def escape(self, value: Val) -> None: ...
+        def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
+        def expr(self, node: cst.BaseExpression) -> Val: ...
+        def forget(self, obj: int) -> None: ...
+        def interop_call(
+            self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
+        ) -> tuple[bool, Val]: ...
+        def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> tuple[Any, ...] | None: ...
+        def memory_call(
+            self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]]
+        ) -> tuple[bool, Val]: ...
+        def outside(self, base: cst.BaseExpression) -> bool: ...
+        def provenance(
+            self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
+        ) -> Val: ...
+        def refs(self, obj: int) -> bool: ...
+
+    # -- calls ---------------------------------------------------------------
+    def expr_Call(self, node: cst.Call) -> Val:
+        fa = self.fa
+        if type(node.func) is cst.Name and node.func.value in self.st.env:
+            qualified = "?"  # a local (a parameter, a variable) shadows any import
+        else:
+            qualified = fa.names.qualify(node.func) or "?"
+        models = self.models
+        if qualified in models.out_parameter and node.args:
+            arg = node.args[0].value
+            how = "pointer" if qualified in models.memory.keeps_alive else "byref"
+            return ("ref", target_key(arg, fa.self_name), self.expr(arg), how)
+        receiver: Val = None
+        receiver_store = False
+        on_self = False
+        method = type(node.func) is cst.Attribute
+        if type(node.func) is cst.Attribute:
+            receiver = self.expr(node.func.value)  # the receiver is evaluated, not used
+            receiver_store = node.func.attr.value in models.store_methods
+            on_self = type(node.func.value) is cst.Name and node.func.value.value == fa.self_name
+            if isinstance(receiver, tuple) and receiver and receiver[0] == "sym":
+                method = False  # `lz.get_native(...)`: a module's function, not a method
+        elif type(node.func) is not cst.Name:
+            self.expr(node.func)
+        args = [(a, self.expr(a.value)) for a in node.args]
+        if qualified in models.derive:
+            if not args:
+                return None
+            first = args[0][1]
+            if isinstance(first, tuple) and first and first[0] in ("ref", "bufref", "addr"):
+                return first  # a cast of a pointer is the same pointer
+            return _deref(first)
+        handled, value = self.memory_call(node, qualified, receiver, args)
+        if handled:
+            return value
+        handled, value = self.interop_call(node, qualified, receiver, args, method)
+        if handled:
+            return value
+        capsule_in = self.consume_capsule(node, qualified, args)
+        if models.is_inspection(qualified):
+            return None
+        if receiver_store:
+            assert type(node.func) is cst.Attribute
+            for _, v in args:
+                self.escape(v)
+                if self.outside(node.func.value):
+                    self.escapes_task(node, v, "container")
+            return None
+        model = models.call(qualified)
+        if model is not None and model.borrow is not None:
+            b = model.borrow
+            if (method and b.method == "any") or (method and b.method == "tracked" and self.is_owner(receiver)):
+                return self.borrow(b, receiver, node, node.func.value)  # type: ignore[attr-defined]
+            positional = [v for a, v in args if a.keyword is None and not a.star]
+            if (
+                not method
+                and 0 <= b.owner < len(positional)
+                and (self.guarded(qualified, b.guard_modules) or self.is_owner(positional[b.owner]))
+            ):
+                return self.borrow(b, positional[b.owner], node, node.args[b.owner].value)
+        summary = fa.resolver(node, qualified, on_self) if fa.resolver is not None else None
+        if summary is not None:
+            for _, v in args:
+                self.escape(v)
+            return self.apply(summary, node, receiver if on_self else None, args)
+        positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
+        consumed: set[int] = set()
+        result: Val = None
+        mapping = None
+        if model is not None:
+            if model.record:
+                return ("dict", tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
+            self.check_chain(node, args)
+            if model.maps is not None:
+                mapping = self.mapping_of(model.maps, args)
+            if model.adopt is not None:
+                adopted = self.adopt(model.adopt, qualified, node, positional_args, args)
+                if adopted is not None:
+                    consumed.add(model.adopt.handle)
+                    result = adopted
+            if model.release is not None:
+                i = _index(model.release.handle, len(positional_args))
+                if i is not None:
+                    consumed.add(i)
+                    self.free(positional_args[i][1], node, positional_args[i][0].value)
+            for create in model.creates:
+                i = _index(create.out, len(positional_args))
+                if i is not None:
+                    consumed.add(i)
+                    made = self.create(positional_args[i][1], node, create.kind, create.out)
+                    if made is not None and mapping is not None:
+                        checked = self.check_mapping(node, mapping)
+                        self.st.heap[made] = self.st.heap[made].but(mapping=checked)
+        for i, (a, v) in enumerate(positional_args):
+            if i not in consumed:
+                self.use(v, node, a.value)
+                self.escape(v)
+        for a, v in args:
+            if a.keyword is not None:
+                self.use(v, node, a.value)
+                self.escape(v)
+        if model is not None and model.owner_kind is not None:
+            result = self.new_owner(node, model.owner_kind, "made here")
+        last = qualified.rpartition(".")[2]
+        if last in self.models.forbidden:
+            return ("prop", last)
+        if result is None and model is None and any(isinstance(v, tuple) and v and v[0] == "prop" for _, v in args):
+            return ("seq", tuple(v for a, v in args if a.keyword is None))  # a property list
+        return self.provenance(node, qualified, args, result, capsule_in)
+
+    def is_owner(self, value: Val) -> bool:
+        objs = _objects_in(value)
+        return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).kind in (OWNER, OWNER_DEAD)
+
+    def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool:
+        """The precision guard: the callee's module is an interop module (`interop-modules`)."""
+        module = qualified.rpartition(".")[0]
+        words = (*modules, *self.fa.interop_modules)
+        return any(w in module for w in words)
+
+    def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> int:
+        obj = self.fa.site_object(node, 0)
+        self.forget(obj)
+        self.st.heap[obj] = HState(OWNER, False, (self.fa.step_of(node, f"{kind} {label}"),), tag=kind)
+        return obj
+
+    # -- effects on one object ---------------------------------------------------
+    def use(
+        self,
+        value: Val,
+        node: cst.CSTNode,
+        spelled: str | cst.CSTNode,
+        via: Summary | None = None,
+        inner: Step | None = None,
+    ) -> None:
+        if value is None:  # most values: nothing tracked
+            return
+        for obj in _objects_in(value):
+            hs = self.st.heap.get(obj)
+            if hs is not None and hs.reported:
+                continue
+            if hs is not None and hs.kind == FREED:
+                self.fa.report(self.st, "OWN203", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
+            elif hs is not None and hs.kind in (TRANSFERRED, BORROWED):
+                owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+                if owner is not None and owner.kind == OWNER_DEAD:
+                    extra = owner.story[-1:] + _inner(inner, via, "used here")
+                    self.fa.report(self.st, "OWN102", node, obj, spelled, _via(via), extra)
+                elif hs.kind == TRANSFERRED:
+                    self.fa.report(self.st, "OWN101", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
+            elif obj < 0 and (hs is None or hs.first is None):
+                self.st.heap[obj] = (hs or HState(LIVE)).with_first("use", self.fa.step_of(node, "used here"))
+
+    def free(
+        self,
+        value: Val,
+        node: cst.CSTNode,
+        spelled: str | cst.CSTNode,
+        via: Summary | None = None,
+        inner: Step | None = None,
+    ) -> None:
+        for obj in _objects_in(value):
+            hs = self.st.heap.get(obj, HState(LIVE))
+            if hs.reported:
+                continue
+            if hs.kind == FREED:
+                self.fa.report(self.st, "OWN201", node, obj, spelled, _via(via), _inner(inner, via, "freed again here"))
+                continue
+            if hs.kind in (TRANSFERRED, BORROWED):
+                self.fa.report(self.st, "OWN202", node, obj, spelled, _via(via), _inner(inner, via, "freed here"))
+                continue
+            if hs.kind == KEPT and hs.owner is not None:
+                owner = self.st.heap.get(hs.owner)
+                if owner is not None and owner.kind == OWNER and self.refs(hs.owner):
+                    self.fa.report(self.st, "OWN204", node, obj, spelled, _via(via), _inner(inner, via, "freed here"))
+                    continue
+            where = inner if inner is not None else self.fa.step_of(node, "")
+            label = f"freed here, inside `{via.name}`" if via is not None else "first freed here"
+            step = Step(where.unit, where.node, label, where.stmt)
+            if obj < 0:
+                hs = hs.with_first("free", step)
+            self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
+
+    def create(self, value: Val, node: cst.Call, kind: str, slot: int) -> int | None:
+        if not (isinstance(value, tuple) and value and value[0] == "ref" and value[1] is not None):
+            return None
+        obj = self.fa.site_object(node, slot)
+        self.forget(obj)
+        verb = "allocated" if kind == "memory" else "created"
+        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
+        self.bind(value[1], obj)
+        return obj

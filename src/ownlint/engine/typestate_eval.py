@@ -1,0 +1,68 @@
+"""The expression evaluator `_Eval`: one path state, evaluated in place.
+
+Its methods come from mixins, by concern: names and statements
+(typestate_names), expressions (typestate_exprs), calls and their effects
+(typestate_calls), SYCL adopt/transfer/borrow (typestate_adopt), project
+summaries (typestate_replay), host memory (memory) and the rest of the
+interop catalogue (interop). This module holds the class and `expr`, which
+dispatches to the `expr_<Class>` methods.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ownlint.engine.interop import InteropEval
+from ownlint.engine.memory import MemoryEval
+from ownlint.engine.state import Val
+from ownlint.engine.typestate_adopt import AdoptEval
+from ownlint.engine.typestate_base import literal
+from ownlint.engine.typestate_calls import CallEval
+from ownlint.engine.typestate_exprs import ExprEval
+from ownlint.engine.typestate_names import NamesEval
+from ownlint.engine.typestate_replay import ReplayEval
+
+if TYPE_CHECKING:
+    from ownlint.engine.state import PathState
+    from ownlint.engine.typestate_base import Analysis
+
+_UNKNOWN = object()
+_EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
+
+
+class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval):
+    """Evaluates expressions and statements on one path state, in place."""
+
+    def __init__(self, fa: Analysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:
+        self.fa = fa
+        self.st = st
+        self.choices = choices
+        self.models = fa.models
+        self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
+
+    # -- expressions ---------------------------------------------------------
+    def expr(self, node: cst.BaseExpression) -> Val:
+        fa = self.fa
+        fa.steps += 1
+        if fa.steps > fa.step_limit:
+            fa.over_budget()
+        kind = type(node)
+        method = _EXPR.get(kind, _UNKNOWN)
+        if method is _UNKNOWN:
+            method = _EXPR[kind] = getattr(_Eval, "expr_" + kind.__name__, None)
+        if method is not None:
+            return method(self, node)  # type: ignore[no-any-return,operator]
+        lit = literal(node)
+        if lit is not None:
+            return lit
+        # anything else: evaluate the children for their calls; the value is unknown
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self.expr(child)
+            elif type(child) in (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement):
+                for sub in child.children:
+                    if isinstance(sub, cst.BaseExpression):
+                        self.expr(sub)
+        return None

@@ -1,0 +1,335 @@
+"""Expressions: the `expr_<Class>` methods of the evaluator
+(`typestate_eval._Eval`, whose `expr` dispatches to them), expression-level
+branches (`branch` forks the path), captures by nested functions, and what
+a `return` does to the handles and mappings it hands back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+import libcst as cst
+
+from ownlint.engine import domain
+from ownlint.engine.cfg import may_raise, source_of
+from ownlint.engine.state import BORROWED, FREED, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
+from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, _objects_in, fold, literal, target_key
+
+if TYPE_CHECKING:
+    from ownlint.engine.models import ModelSet
+    from ownlint.engine.state import PathState
+    from ownlint.engine.summaries import Summary
+    from ownlint.engine.typestate_base import Analysis
+
+
+class ExprEval:
+    """Expression evaluation, as a mixin of `_Eval` (`self` is the evaluator)."""
+
+    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
+        choices: dict[cst.CSTNode, int]
+        fa: Analysis
+        models: ModelSet
+        st: PathState
+
+        def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
+        def bind_target(self, target: cst.CSTNode, value: Val) -> None: ...
+        def chain(self, v: Val) -> list[tuple[Val, Val]]: ...
+        def dangling_link(self, link: Val, leaving: set[str] | None) -> bool: ...
+        def escape(self, value: Val) -> None: ...
+        def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
+        def expr(self, node: cst.BaseExpression) -> Val: ...
+        def forget(self, obj: int) -> None: ...
+        def is_buffer(self, v: Val) -> bool: ...
+        def memory_attribute(self, node: cst.Attribute, base: Val) -> tuple[bool, Val]: ...
+        def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]: ...
+        def page_size(self) -> Val: ...
+        def report_plain(
+            self,
+            code: str,
+            node: cst.CSTNode,
+            handle: str | None,
+            facts: tuple[tuple[str, str], ...] = (),
+            story: tuple[Step, ...] = (),
+        ) -> None: ...
+        def use(
+            self,
+            value: Val,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            via: Summary | None = None,
+            inner: Step | None = None,
+        ) -> None: ...
+
+    # -- expressions ---------------------------------------------------------
+    def expr_Name(self, node: cst.Name) -> Val:
+        if node.value in self.st.env:
+            return self.st.env[node.value]
+        lit = literal(node)
+        if lit is not None:
+            return lit
+        if node.value in self.fa.unit.constants:
+            return self.fa.unit.constants[node.value]
+        if node.value in self.fa.names.imports:
+            return ("sym", self.fa.names.imports[node.value])
+        return None
+
+    def expr_Attribute(self, node: cst.Attribute) -> Val:
+        key = target_key(node, self.fa.self_name)
+        if key is not None:
+            if key not in self.st.env:
+                self.st.env[key] = self.fa.field_object(node.attr.value)
+            return self.st.env[key]
+        head = node.value
+        while type(head) is cst.Attribute:
+            head = head.value
+        if type(head) is cst.Name and head.value not in self.st.env and head.value not in self.fa.unit.constants:
+            # a dotted name from an import or a global: a symbol (`ownership.keep`)
+            qualified = self.fa.names.qualify(node)
+            if qualified in self.models.memory.page_size:
+                return self.page_size()
+            return ("sym", qualified)
+        base = self.expr(node.value)
+        handled, value = self.memory_attribute(node, base)
+        if handled:
+            return value
+        if node.attr.value in self.models.derive_attributes and _objects_in(base):
+            return base
+        return None
+
+    def expr_Subscript(self, node: cst.Subscript) -> Val:
+        base = self.expr(node.value)
+        index: Val = None
+        for el in node.slice:
+            if type(el.slice) is cst.Index:
+                index = self.expr(el.slice.value)
+            else:  # a Slice, BaseSlice's other kind
+                sl = cast(cst.Slice, el.slice)
+                for part in (sl.lower, sl.upper, sl.step):
+                    if part is not None:
+                        self.expr(part)
+        handled, value = self.memory_subscript(base, index)
+        if handled:
+            return value
+        if isinstance(base, int) and self.st.heap.get(base, HState(LIVE)).prov == "explicit":
+            view = self.fa.site_object(node, 7)  # a slice or view keeps the context
+            self.forget(view)
+            self.st.heap[view] = HState(LIVE, False, self.st.heap[base].story, prov="explicit")
+            return view
+        if isinstance(base, int) and not self.is_buffer(base):
+            self.use(base, node, node.value)
+            return None
+        if isinstance(base, tuple) and base and isinstance(index, tuple) and index and index[0] == "const":
+            if base[0] == "seq" and isinstance(index[1], int) and -len(base[1]) <= index[1] < len(base[1]):
+                return base[1][index[1]]  # type: ignore[no-any-return]
+            if base[0] == "dict":
+                for k, v in base[1]:
+                    if k == index[1]:
+                        return v  # type: ignore[no-any-return]
+        return None
+
+    def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Val:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        value = self.arith(node.operator, left, right)
+        if value is not None:
+            return value
+        if isinstance(left, int) and type(node.operator) in (cst.Add, cst.Subtract):
+            return left  # pointer arithmetic derives from the pointer
+        if isinstance(left, tuple) and isinstance(right, tuple) and left and right and left[0] == right[0] == "const":
+            return fold(node.operator, left[1], right[1])
+        if (isinstance(left, tuple) and left and left[0] == "oneof") or (
+            isinstance(right, tuple) and right and right[0] == "oneof"
+        ):
+            options: list[Val] = []
+            for a in left[1] if isinstance(left, tuple) and left and left[0] == "oneof" else (left,):
+                for b in right[1] if isinstance(right, tuple) and right and right[0] == "oneof" else (right,):
+                    v = self.arith(node.operator, a, b)
+                    if (
+                        v is None
+                        and isinstance(a, tuple)
+                        and isinstance(b, tuple)
+                        and a
+                        and b
+                        and a[0] == b[0] == "const"
+                    ):
+                        v = fold(node.operator, a[1], b[1])
+                    if v is None:
+                        return None
+                    options.append(v)
+            return domain.oneof(options)
+        return None
+
+    def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Val:
+        v = self.expr(node.expression)
+        if isinstance(v, tuple) and v and v[0] == "const":
+            if type(node.operator) is cst.Minus and isinstance(v[1], (int, float)) and not isinstance(v[1], bool):
+                return ("const", -v[1])
+            if type(node.operator) is cst.Not:
+                return ("const", not v[1])
+        return None
+
+    def branch(self, node: cst.CSTNode, test: cst.BaseExpression, n: int = 2) -> int:
+        """Take one way through an expression-level branch: fork the path, then
+        assume `test` held (choice 0) or failed (choice 1) on this copy."""
+        choice = self.choices.get(node)
+        if choice is None:
+            if self.fa.forks < self.fa.FORK_BUDGET:
+                self.fa.forks += n - 1
+                raise _Fork(node, n)
+            # past the budget of paths: one way only, the first the path can take
+            # (findings on the other ways are lost, none invented)
+            choice = 0 if self.fa.assume(test, True, self.st) is not None else 1
+        refined = self.fa.assume(test, choice == 0, self.st)
+        if refined is None:
+            raise _Dead()
+        if refined is not self.st:
+            self.st.conds = refined.conds
+        return choice
+
+    def expr_BooleanOperation(self, node: cst.BooleanOperation) -> Val:
+        left = self.expr(node.left)
+        if not may_raise(node.right):
+            self.expr(node.right)
+            return None
+        # `a and b` stops where `a` fails; `a or b` where it holds
+        stops = 1 if type(node.operator) is cst.And else 0
+        if self.branch(node, node.left) == stops:
+            return left
+        return self.expr(node.right)
+
+    def expr_IfExp(self, node: cst.IfExp) -> Val:
+        self.expr(node.test)
+        if not (may_raise(node.body) or may_raise(node.orelse)):
+            # a choice between plain values is one merged value: a fact that could
+            # be either (`own = keep if b else transfer`) is unknown, and no finding
+            # may rest on it (findings rest on proof, not suspicion)
+            a, b = self.expr(node.body), self.expr(node.orelse)
+            if a == b:
+                return a
+            if all(isinstance(x, tuple) and x and x[0] in ("const", "lin", "oneof") for x in (a, b)):
+                return domain.oneof((a, b))  # sizes and the like: checks need every one to fail
+            return None
+        if self.branch(node, node.test) == 0:
+            return self.expr(node.body)
+        return self.expr(node.orelse)
+
+    def expr_NamedExpr(self, node: cst.NamedExpr) -> Val:
+        value = self.expr(node.value)
+        self.bind_target(node.target, value)
+        return value
+
+    def expr_Tuple(self, node: cst.Tuple) -> Val:
+        return self._seq(node.elements)
+
+    def expr_List(self, node: cst.List) -> Val:
+        return self._seq(node.elements)
+
+    def _seq(self, elements: Sequence[cst.BaseElement]) -> Val:
+        vals = []
+        starred = False
+        for el in elements:
+            vals.append(self.expr(el.value))
+            starred = starred or type(el) is cst.StarredElement
+        return None if starred else ("seq", tuple(vals))
+
+    def expr_Dict(self, node: cst.Dict) -> Val:
+        items = []
+        known = True
+        for el in node.elements:
+            if type(el) is cst.DictElement:
+                k = self.expr(el.key)
+                v = self.expr(el.value)
+                if isinstance(k, tuple) and k and k[0] == "const":
+                    items.append((k[1], v))
+                else:
+                    known = False
+            else:
+                self.expr(el.value)
+                known = False
+        return ("dict", tuple(items)) if known else None
+
+    def expr_Lambda(self, node: cst.Lambda) -> Val:
+        self.capture(node)
+        return None  # analysed as a function of its own
+
+    def capture(self, node: cst.CSTNode) -> None:
+        """A nested function or lambda may keep the owners it names alive."""
+        if not any(hs.kind == OWNER and not hs.escaped for hs in self.st.heap.values()):
+            return
+        names = self.fa.captured.get(id(node))
+        if names is None:
+            names = self.fa.captured[id(node)] = _names_in(node)
+        for name in names:
+            if name in self.st.env:
+                self.escape(self.st.env[name])
+
+    def expr_Yield(self, node: cst.Yield) -> Val:
+        if isinstance(node.value, cst.BaseExpression):
+            value = self.expr(node.value)
+            self.escapes_task(node, value, "yield")
+            self.escape(value)
+        elif node.value is not None:
+            self.expr(node.value.item)
+        return None
+
+    def returned_memory(self, value: Val, node: cst.Return, returned: set[int]) -> None:
+        """A returned descriptor linking to a local (OWN305), or a returned live
+        mapping of a local buffer that dies with the frame (OWN304)."""
+        leaving = {k for k in self.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
+        for struct, _ in self.chain(value):
+            link = dict(struct[2]).get(self.models.memory.chain_field)  # type: ignore[index]
+            if self.dangling_link(link, leaving):
+                self.report_plain("OWN305", node, source_of(node.value) if node.value else None)
+                break
+        for obj in returned:
+            hs = self.st.heap.get(obj)
+            m = hs.mapping if hs is not None else None
+            if hs is None or m is None or hs.kind == FREED or hs.reported:
+                continue
+            if isinstance(m[0], tuple) and m[0] and m[0][0] == "addr":
+                buf = m[0][1]
+                bh = self.st.heap.get(buf)
+                if bh is not None and bh.kind == OWNER and not bh.escaped and buf >= 0 and buf not in returned:
+                    self.report_plain(
+                        "OWN304",
+                        node,
+                        source_of(node.value) if node.value else None,
+                        (("how", "returned"),),
+                        hs.story[:1],
+                    )
+
+    def returned(self, value: Val, node: cst.Return) -> None:
+        """`return value`: a borrowed or transferred handle whose local owner dies
+        with this frame dangles in the caller (OWN102)."""
+        returned = set(_objects_in(value))
+        self.escapes_task(node, value, "return")
+        self.returned_memory(value, node, returned)
+        for obj in returned:
+            hs = self.st.heap.get(obj)
+            if hs is None or hs.reported or hs.kind not in (BORROWED, TRANSFERRED) or hs.owner is None:
+                continue
+            owner = self.st.heap.get(hs.owner)
+            if owner is None or hs.owner < 0 or hs.owner in returned:
+                continue
+            if owner.kind == OWNER_DEAD or (owner.kind == OWNER and not owner.escaped):
+                step = self.fa.step_of(node, "its owner dies when the function returns")
+                self.fa.report(self.st, "OWN102", node, obj, source_of(node.value) if node.value else None, (), (step,))
+        self.escape(value)
+
+    def _skip(self, node: cst.BaseExpression) -> Val:
+        return None
+
+    # comprehensions are scopes of their own (see Known limits)
+    expr_ListComp = expr_SetComp = expr_DictComp = expr_GeneratorExp = _skip
+
+    def expr_FormattedString(self, node: cst.FormattedString) -> Val:
+        for part in node.parts:
+            if type(part) is cst.FormattedStringExpression:
+                self.expr(part.expression)  # shown, not used
+        return None
+
+    def expr_Comparison(self, node: cst.Comparison) -> Val:
+        self.expr(node.left)
+        for c in node.comparisons:
+            self.expr(c.comparator)
+        return None

@@ -1,0 +1,265 @@
+"""Project functions: replaying a callee's summary at a call site (choose an
+outcome, bind the arguments, apply its effects on each parameter and field,
+materialize what it returns), as a mixin of the evaluator
+(`typestate_eval._Eval`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from ownlint.engine import linear
+from ownlint.engine.memvalues import addr_value
+from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
+from ownlint.engine.summaries import EMPTY_OUTCOME, Outcome
+from ownlint.engine.typestate_base import _Dead, _Fork, _inner, _objects_in, _via
+
+if TYPE_CHECKING:
+    from ownlint.engine.state import PathState
+    from ownlint.engine.summaries import Summary
+    from ownlint.engine.typestate_base import Analysis
+
+
+class ReplayEval:
+    """Summary application, as a mixin of `_Eval` (`self` is the evaluator)."""
+
+    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
+        choices: dict[cst.CSTNode, int]
+        fa: Analysis
+        st: PathState
+
+        def bind(self, key: str, value: Val) -> None: ...
+        def check_mapping(
+            self, node: cst.CSTNode, mapping: tuple[Any, ...], via: Summary | None = None
+        ) -> tuple[Any, ...]: ...
+        def forget(self, obj: int) -> None: ...
+        def free(
+            self,
+            value: Val,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            via: Summary | None = None,
+            inner: Step | None = None,
+        ) -> None: ...
+        def is_buffer(self, v: Val) -> bool: ...
+        def transfer(
+            self,
+            obj: int,
+            owner: int,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            via: Summary | None = None,
+            inner: Step | None = None,
+        ) -> None: ...
+        def use(
+            self,
+            value: Val,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            via: Summary | None = None,
+            inner: Step | None = None,
+        ) -> None: ...
+
+    # -- project functions -------------------------------------------------------
+    def apply(self, summary: Summary, node: cst.Call, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> Val:
+        """Replay a summary at a call site: pick the outcome, then its effects in order."""
+        bound = self.bind_arguments(summary, receiver, args)
+        outcomes = [o for o in summary.outcomes if self.consistent(o, summary, bound)]
+        if not summary.outcomes:
+            raise _Dead()  # the callee never returns normally
+        if not outcomes:
+            outcomes = [EMPTY_OUTCOME]
+        if len(outcomes) > 1 and node not in self.choices and self.fa.forks >= self.fa.FORK_BUDGET:
+            outcomes = outcomes[:1]  # past the budget of paths (see `branch`)
+        if len(outcomes) > 1:
+            if node not in self.choices:
+                self.fa.forks += len(outcomes) - 1
+                raise _Fork(node, len(outcomes))
+            outcome = outcomes[self.choices[node]]
+        else:
+            outcome = outcomes[0]
+        for i, truth in outcome.conds:
+            expr = bound.get(i, (None, None))[0]
+            if type(expr) is cst.Name:
+                self.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
+        ret = self.materialize(outcome.ret, bound, node, summary, 0)
+        for i, effect, owner in outcome.params:
+            expr, value = bound.get(i, (None, None))
+            spelled = expr if expr is not None else summary.params[i]
+            self.replay(effect, owner, value, ret, bound, node, spelled, summary, 2000 + i)
+        caller_self = self.fa.self_name
+        if caller_self is not None and receiver is not None:
+            for attr, effect, owner in outcome.fields:
+                key = f"{caller_self}.{attr}"
+                if key not in self.st.env:
+                    self.st.env[key] = self.fa.field_object(attr)
+                self.replay(effect, owner, self.st.env[key], ret, bound, node, key, summary, 3000)
+            for attr, desc in outcome.rebinds:
+                self.bind(f"{caller_self}.{attr}", self.materialize(desc, bound, node, summary, 1 + len(attr)))
+        return ret
+
+    def substitute(self, v: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]]) -> Val:
+        """A callee's value in terms of its parameters, in the caller's terms."""
+        if isinstance(v, int) and v < 0 and -v - 1 in bound:
+            return bound[-v - 1][1]
+        if isinstance(v, tuple) and v and v[0] == "addr" and isinstance(v[1], int) and v[1] < 0:
+            outer = bound.get(-v[1] - 1, (None, None))[1]
+            if self.is_buffer(outer):
+                return ("addr", outer, v[2])
+            if isinstance(outer, tuple) and outer and outer[0] == "addr" and outer[2] is not None and v[2] is not None:
+                return addr_value(outer[1], linear.add(outer[2], v[2]))
+            return None
+        return v
+
+    def bind_arguments(
+        self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]
+    ) -> dict[int, tuple[cst.BaseExpression | None, Val]]:
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]] = {}
+        offset = 0
+        if summary.is_method and receiver is not None:
+            bound[0] = (None, receiver)
+            offset = 1
+        pos = 0
+        for a, v in args:
+            if a.star:
+                break
+            if a.keyword is None:
+                bound[offset + pos] = (a.value, v)
+                pos += 1
+            elif a.keyword.value in summary.params:
+                bound[summary.params.index(a.keyword.value)] = (a.value, v)
+        for i, default in summary.defaults:
+            bound.setdefault(i, (None, default))  # type: ignore[arg-type]
+        return bound
+
+    def consistent(
+        self, outcome: Outcome, summary: Summary, bound: dict[int, tuple[cst.BaseExpression | None, Val]]
+    ) -> bool:
+        """Whether the caller's knowledge allows the callee's assumptions."""
+        for i, truth in outcome.conds:
+            expr, value = bound.get(i, (None, None))
+            if isinstance(value, tuple) and value and value[0] == "const":
+                if bool(value[1]) != truth:
+                    return False
+            elif type(expr) is cst.Name and expr.value in self.st.conds:
+                if self.st.conds[expr.value] != truth:
+                    return False
+        return True
+
+    def replay(
+        self,
+        effect: HState,
+        owner: object,
+        value: Val,
+        ret: Val,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        node: cst.Call,
+        spelled: str | cst.CSTNode,
+        summary: Summary,
+        slot: int,
+    ) -> None:
+        """Apply what the callee did to one parameter, in its order."""
+        if effect.reported:
+            return  # a bug wholly inside the callee, reported there
+        if effect.first == "use":
+            self.use(value, node, spelled, summary, effect.first_step)
+        last = effect.story[-1] if effect.story else None
+        if effect.kind == CONSUMED:
+            for obj in _objects_in(value):
+                hs = self.st.heap.get(obj)
+                if hs is None or hs.tag != "capsule" or hs.reported:
+                    continue
+                if hs.kind == CONSUMED:
+                    self.fa.report(
+                        self.st,
+                        "OWN501",
+                        node,
+                        obj,
+                        spelled,
+                        _via(summary),
+                        _inner(last, summary, "consumed again here"),
+                    )
+                else:
+                    label = f"consumed here, inside `{summary.name}`"
+                    self.st.heap[obj] = hs.with_step(
+                        CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label)
+                    )
+        if effect.kind == FREED:
+            where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
+            self.free(value, node, spelled, summary, where)
+        elif effect.kind in (TRANSFERRED, KEPT):
+            owner_obj = self.owner_for(owner, ret, bound, node, slot, summary)
+            for obj in _objects_in(value):
+                if effect.kind == TRANSFERRED:
+                    self.transfer(obj, owner_obj, node, spelled, summary, last)
+                else:
+                    hs = self.st.heap.get(obj, HState(LIVE))
+                    if not hs.reported and hs.kind in (LIVE, KEPT):
+                        step = (
+                            Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`", last.stmt)
+                            if last
+                            else self.fa.step_of(node, "adopted with `keep` here")
+                        )
+                        self.st.heap[obj] = hs.with_step(KEPT, step, owner=owner_obj)
+
+    def owner_for(
+        self,
+        desc: object,
+        ret: Val,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        node: cst.Call,
+        slot: int,
+        summary: Summary,
+    ) -> int:
+        """The caller's object for the owner the callee linked a handle to."""
+        if isinstance(desc, tuple) and desc:
+            if desc[0] == "ret" and isinstance(ret, int):
+                return ret
+            if desc[0] == "param":
+                objs = _objects_in(bound.get(desc[1], (None, None))[1])
+                if len(objs) == 1:
+                    return objs[0]
+            if desc[0] == "dead":
+                obj = self.fa.site_object(node, slot)
+                self.forget(obj)
+                step = self.fa.step_of(node, f"the SYCL object made inside `{summary.name}` dies when it returns")
+                self.st.heap[obj] = HState(OWNER_DEAD, False, desc[1] + (step,))
+                return obj
+        obj = self.fa.site_object(node, slot)  # held somewhere the caller cannot see
+        self.forget(obj)
+        self.st.heap[obj] = HState(OWNER, escaped=True)
+        return obj
+
+    def materialize(
+        self,
+        desc: object,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        node: cst.Call,
+        summary: Summary,
+        slot: int,
+    ) -> Val:
+        """The caller's value for what the callee handed back."""
+        if not isinstance(desc, tuple):
+            return None
+        if desc[0] == "param":
+            return bound.get(desc[1], (None, None))[1]
+        if desc[0] == "field":
+            key = f"{self.fa.self_name}.{desc[1]}"
+            return self.st.env.get(key)
+        if desc[0] == "fresh":
+            hs: HState = desc[1]
+            obj = self.fa.site_object(node, 1000 + slot)
+            self.forget(obj)
+            step = self.fa.step_of(node, f"returned by `{summary.name}` here")
+            owner = self.owner_for(desc[2], None, bound, node, 4000 + slot, summary) if hs.owner is not None else None
+            mapping = hs.mapping
+            if mapping is not None:
+                # the callee mapped what the caller passed: check it here, with the caller's values
+                mapping = (self.substitute(mapping[0], bound), self.substitute(mapping[1], bound), *mapping[2:])
+                mapping = self.check_mapping(node, mapping, summary)
+            self.st.heap[obj] = HState(
+                hs.kind, hs.reported, (*hs.story, step), tag=hs.tag, owner=owner, mapping=mapping
+            )
+            return obj
+        return None

@@ -13,7 +13,7 @@ import pytest
 
 from ownlint import api
 from ownlint.config import default_config
-from ownlint.engine.cfg import build_class_cfg, build_function_cfg, build_lambda_cfg
+from ownlint.engine.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
 from ownlint.engine.scopes import Scope, _defaults, _params, collect_scopes
 from ownlint.engine.typestate import FunctionAnalysis
 from ownlint.engine.walk import children

@@ -5,7 +5,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from ownlint.engine.cfg import Block, Edge, build_function_cfg
+from ownlint.engine.cfg import Block, Edge
+from ownlint.engine.cfg_builder import build_function_cfg
 from ownlint.engine.debug import cfg_of
 from ownlint.engine.solver import solve
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ownlint.engine.cfg import CFG, build_function_cfg, build_module_cfg
+from ownlint.engine.cfg import CFG
+from ownlint.engine.cfg_builder import build_function_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.names import collect_names
 from ownlint.engine.state import PathState, Val

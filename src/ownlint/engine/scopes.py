@@ -9,7 +9,8 @@ from typing import cast
 
 import libcst as cst
 
-from ownlint.engine.cfg import CFG, CallRaises, build_class_cfg, build_function_cfg, build_lambda_cfg
+from ownlint.engine.cfg import CFG, CallRaises
+from ownlint.engine.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
 from ownlint.engine.typestate import literal
 from ownlint.engine.walk import LEAVES, children, compound_children, holds_statements, is_statement
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import libcst as cst
 
 from ownlint.diagnostics import FileError, FileReport
-from ownlint.engine.cfg import build_module_cfg
+from ownlint.engine.cfg_builder import build_module_cfg
 from ownlint.engine.environment import check_environment
 from ownlint.engine.models import ModelSet
 from ownlint.engine.scopes import Scope, collect_scopes

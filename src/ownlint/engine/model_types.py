@@ -1,0 +1,210 @@
+"""The data classes of API models (models.py loads them from TOML): what a
+call creates, releases, adopts or borrows, the memory, capsule, thread,
+host-task and environment rules, and the merged `ModelSet` the engine asks
+what a callee does."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    """A call that creates a handle in an out-parameter (`byref(x)` / `pointer(x)`)."""
+
+    function: str
+    out: int  # argument index; negative counts from the end
+    kind: str
+    released_by: tuple[str, ...]
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A call that destroys or frees the handle passed at `handle`."""
+
+    function: str
+    handle: int
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ownership:
+    """How an adopting call spells the handle and the ownership (an `[[adopt]]` entry of a model file)."""
+
+    keywords: tuple[str, ...] = ()  # `ownership=` keyword names
+    fields: tuple[str, ...] = ()  # the ownership field of a backend-input record
+    handle_fields: tuple[str, ...] = ()  # the handle field of a backend-input record
+    keep: tuple[str, ...] = ()  # last dotted part or string meaning keep
+    transfer: tuple[str, ...] = ()  # ... meaning transfer
+    guard_modules: tuple[str, ...] = ()  # callee modules that make a call interop
+
+
+@dataclass(frozen=True, slots=True)
+class Adopt:
+    """A call that builds an owner from a native handle (`make_queue(h, ...)`)."""
+
+    function: str
+    handle: int
+    owner_kind: str
+    ownership: Ownership
+    model: str
+    # invalid inputs (OWN602)
+    non_empty_keywords: tuple[str, ...] = ()
+    property_keywords: tuple[str, ...] = ()
+    forbidden_properties: tuple[str, ...] = ()
+    native_memory_only: bool = False
+
+
+@dataclass(slots=True)
+class CapsuleModel:
+    producer_methods: set[str] = field(default_factory=set)
+    producer_functions: set[str] = field(default_factory=set)
+    consumers: set[str] = field(default_factory=set)
+    export_methods: set[str] = field(default_factory=set)
+    export_functions: set[str] = field(default_factory=set)
+    explicit_contexts: set[str] = field(default_factory=set)
+    carrier_keywords: set[str] = field(default_factory=set)
+    carrier_positional: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class ThreadModel:
+    thread_constructors: set[str] = field(default_factory=set)
+    argument_keywords: set[str] = field(default_factory=set)
+    executor_constructors: set[str] = field(default_factory=set)
+    executor_methods: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class HostTaskModel:
+    native_mem_methods: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class EnvModel:
+    deprecated: set[str] = field(default_factory=set)
+    replacement: str = ""
+    mappings: set[str] = field(default_factory=set)
+    read_methods: set[str] = field(default_factory=set)
+    read_functions: set[str] = field(default_factory=set)
+    env_keywords: set[str] = field(default_factory=set)
+    env_functions: set[str] = field(default_factory=set)
+    env_last_argument: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class Borrow:
+    """A call that hands out a handle borrowed from an owner (`get_native(q)`)."""
+
+    function: str
+    owner: int  # positional index of the owner in the function form; -1: none
+    method: str  # "none", "tracked" (only on a tracked owner) or "any"
+    unsupported: tuple[str, ...]  # owner kinds it must not be called on (OWN401)
+    guard_modules: tuple[str, ...]
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class MapCall:
+    """A call that may map host memory through a chained extension descriptor."""
+
+    function: str
+    descriptor: int
+    extension: str
+    extension_stype: tuple[str, ...]
+    address_field: str
+    size_field: str
+    flags_field: str
+    read_only_flag: str
+    read_only_bit: int
+
+
+@dataclass(slots=True)
+class MemoryModel:
+    """Where host memory comes from, for mappings (the memory sections of a model file, rules/memmap.toml)."""
+
+    page_size: set[str] = field(default_factory=set)
+    page_size_calls: set[str] = field(default_factory=set)
+    page_size_sysconf: set[str] = field(default_factory=set)
+    aligned: set[str] = field(default_factory=set)
+    unaligned: set[str] = field(default_factory=set)
+    read_only: set[str] = field(default_factory=set)
+    read_only_keywords: set[str] = field(default_factory=set)  # "access=ACCESS_READ"
+    read_only_methods: set[str] = field(default_factory=set)
+    array_type_modules: set[str] = field(default_factory=set)
+    views: set[str] = field(default_factory=set)
+    from_buffer_methods: set[str] = field(default_factory=set)
+    addressof: set[str] = field(default_factory=set)
+    char_pointer: set[str] = field(default_factory=set)
+    address_attributes: set[str] = field(default_factory=set)
+    array_interface: str = ""
+    close_methods: set[str] = field(default_factory=set)
+    descriptor_pattern: str = ""
+    descriptor_re: re.Pattern[str] | None = None  # descriptor_pattern, compiled when loaded
+    chain_field: str = ""
+    keeps_alive: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True, slots=True)
+class CallModel:
+    """Everything the models say about one callee."""
+
+    creates: tuple[Create, ...] = ()
+    release: Release | None = None
+    adopt: Adopt | None = None
+    borrow: Borrow | None = None
+    owner_kind: str | None = None  # a constructor whose result is an owner (dpctl objects)
+    record: bool = False  # a backend-input constructor: its keywords make a record
+    maps: MapCall | None = None
+
+
+@dataclass(slots=True)
+class ModelSet:
+    """The merged models: lookups by callee name, plus Python-level value rules."""
+
+    files: list[Path] = field(default_factory=list)
+    by_last_name: dict[str, CallModel] = field(default_factory=dict)
+    by_qualified: dict[str, CallModel] = field(default_factory=dict)
+    out_parameter: set[str] = field(default_factory=set)
+    derive: set[str] = field(default_factory=set)
+    derive_attributes: set[str] = field(default_factory=set)
+    inspect: set[str] = field(default_factory=set)
+    inspect_prefixes: tuple[str, ...] = ()
+    inspect_receivers: set[str] = field(default_factory=set)
+    store_methods: set[str] = field(default_factory=set)
+    memory: MemoryModel = field(default_factory=MemoryModel)
+    non_raising: set[str] = field(default_factory=set)  # last names of calls that never raise
+    capsules: CapsuleModel = field(default_factory=CapsuleModel)
+    threads: ThreadModel = field(default_factory=ThreadModel)
+    host_task: HostTaskModel = field(default_factory=HostTaskModel)
+    environment: EnvModel = field(default_factory=EnvModel)
+    forbidden: frozenset[str] = frozenset()  # see forbidden_properties; set once all files are loaded
+
+    def call(self, qualified: str) -> CallModel | None:
+        """What the models say about a callee spelled `qualified` (see names.qualify)."""
+        hit = self.by_qualified.get(qualified)
+        if hit is not None:
+            return hit
+        return self.by_last_name.get(qualified.rpartition(".")[2])
+
+    def is_inspection(self, qualified: str) -> bool:
+        if qualified in self.inspect or qualified.startswith(self.inspect_prefixes):
+            return True
+        head, _, _ = qualified.rpartition(".")
+        return bool(head) and head.rpartition(".")[2] in self.inspect_receivers
+
+    def forbidden_properties(self) -> frozenset[str]:
+        """Property names some adopting call forbids (OWN602)."""
+        return frozenset(
+            p for cm in self.by_last_name.values() if cm.adopt is not None for p in cm.adopt.forbidden_properties
+        )
+
+    def never_raises(self, qualified: str) -> bool:
+        return qualified.rpartition(".")[2] in self.non_raising
+
+    def trigger_words(self) -> set[str]:
+        """Names whose absence from a file's text proves no model applies there."""
+        return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified}

@@ -28,6 +28,7 @@ from ownlint import __version__, runner
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
+from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
@@ -121,14 +122,33 @@ def check_source(
     config: Config,
     *,
     report_unused_suppressions: bool = False,
+    others: Sequence[tuple[Path, str]] = (),
 ) -> RunResult:
-    """Check one buffer as if it were the file at `path` (which need not exist); no other file is read."""
+    """Check one buffer as if it were the file at `path` (which need not exist); no other file is read.
+
+    `others` (path and text of other files, as the language server finds them)
+    are analysed with it where `ownlint check` would: those of its prefilter
+    component, so that summaries cross into them. Only the buffer's findings
+    and errors are reported."""
     started = time.perf_counter()
     models = load_models(config.models)
     shown = display_path(path)
     text = source.removeprefix(_BOM)
     files = [SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
-    return _analyze(files, [], [shown], config, models, started, report_unused_suppressions, incremental=True)
+    for other, other_text in others:
+        other_shown = display_path(other)
+        if other_shown != shown:
+            files.append(SourceFile(other_shown, other_text.removeprefix(_BOM), module_name(Path(other))))
+    if len(files) > 1:
+        component = next((c for c in prefilter.select(files, models) if c[0] == 0), [0])
+        files = [files[i] for i in component]
+    result = _analyze(files, [], [shown], config, models, started, report_unused_suppressions, incremental=True)
+    if len(files) > 1:
+        result.findings = [f for f in result.findings if f.path == shown]
+        result.errors = [e for e in result.errors if e.path == shown]
+        result.unused_suppressions = [u for u in result.unused_suppressions if u.path == shown]
+        result.sources = {shown: text}
+    return result
 
 
 def read_source(path: Path, shown: str) -> str | FileError:

@@ -34,14 +34,21 @@ answering while one runs. A configuration or model error is shown once with
 Works with pygls 1.3 and 2.x (the two differ in where `LanguageServer` lives
 and in how diagnostics are published; `_publish` and `_show` bridge that).
 
-Known limits: only the open document is analysed, so a helper in another
-module that frees its argument is not seen (`ownlint check` on the project
-sees it); the configuration is read again for every check, not watched.
+A document in a workspace folder (or under its configuration file's
+directory) is analysed with the other files `ownlint check` would analyse with
+it, from their open buffers or from disk (`ownlint.lsp_workspace`), so that a
+helper in another module that frees its argument is seen; only the
+document's findings are published.
+
+Known limits: an edit to one file does not re-check the other open documents
+(each is re-checked when it changes or is saved); the configuration is read
+again for every check, not watched.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import sys
@@ -59,6 +66,7 @@ from ownlint.diagnostics import Diagnostic, Edit
 from ownlint.engine.models import ModelError
 from ownlint.lines import printable, split_lines
 from ownlint.lsp_convert import SOURCE, Positions, to_lsp_diagnostic
+from ownlint.lsp_workspace import WorkspaceFiles, snapshot
 from ownlint.registry import all_rules
 from ownlint.suppress import code_at, suppression_edit
 
@@ -89,11 +97,19 @@ class Analysis:
     problem: str | None = None
 
 
-def analyse(source: str, path: Path) -> Analysis:
-    """Check `source` as the file at `path`, with the configuration found from `path` upward."""
+def analyse(
+    source: str,
+    path: Path,
+    files: WorkspaceFiles | None = None,
+    folders: Sequence[Path] = (),
+    buffers: dict[str, str] | None = None,
+) -> Analysis:
+    """Check `source` as the file at `path`, with the configuration found from `path` upward
+    and, given `files`, with the other files of its workspace (`WorkspaceFiles.others`)."""
     try:
         config = discover_config(path)
-        result = api.check_source(source, path, config)
+        others = files.others(path, config, folders, buffers or {}) if files is not None else []
+        result = api.check_source(source, path, config, others=others)
     except (ConfigError, ModelError) as error:
         return Analysis(problem=str(error))
     problem = "; ".join(f"{e.path}: {e.message}" for e in result.errors) or None
@@ -112,6 +128,7 @@ class OwnlintServer:
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.checked: dict[str, Checked] = {}
         self.problems: dict[str, str] = {}
+        self.files = WorkspaceFiles()
         self._register()
 
     # --- documents ------------------------------------------------------
@@ -130,7 +147,12 @@ class OwnlintServer:
 
         @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
         async def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
+            self.files.forget()
             self.schedule(params.text_document.uri, 0.0)
+
+        @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+        async def did_change_watched_files(params: lsp.DidChangeWatchedFilesParams) -> None:
+            self.files.forget()
 
         @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
         async def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
@@ -179,7 +201,7 @@ class OwnlintServer:
         document = self.server.workspace.get_text_document(uri)
         version, source = document.version, document.source
         loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(self.worker, analyse, source, self.path_of(uri))
+        analysis = await loop.run_in_executor(self.worker, self._analysis(source, uri))
         current = self.server.workspace.get_text_document(uri)
         if uri not in self.open or current.version != version:
             return None  # a newer version is on its way and will publish
@@ -200,8 +222,13 @@ class OwnlintServer:
         if checked is not None and checked.version == document.version and checked.source == document.source:
             return checked
         loop = asyncio.get_running_loop()
-        analysis = await loop.run_in_executor(self.worker, analyse, document.source, self.path_of(uri))
+        analysis = await loop.run_in_executor(self.worker, self._analysis(document.source, uri))
         return Checked(document.version, document.source, analysis.findings)
+
+    def _analysis(self, source: str, uri: str) -> functools.partial[Analysis]:
+        """`analyse` of `source` as `uri`, with the workspace's folders and open buffers as they are now."""
+        folders, buffers = snapshot(self.server.workspace, self.open - {uri})
+        return functools.partial(analyse, source, self.path_of(uri), self.files, folders, buffers)
 
     def path_of(self, uri: str) -> Path:
         """The file a document stands for; an unsaved one stands for `untitled.py` in the workspace's root."""

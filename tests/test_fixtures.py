@@ -70,17 +70,17 @@ def difference(
     return "\n".join(parts)
 
 
-def check_fixture(target: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(FIXTURES)
-    result = api.check_paths([target], default_config(FIXTURES))
+def check_fixture(target: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch, root: Path = FIXTURES) -> None:
+    monkeypatch.chdir(root)
+    result = api.check_paths([target], default_config(root))
     assert not result.errors, "\n".join(f"{e.path}: {e.message}" for e in result.errors)
     expected: set[Finding] = set()
     for file in files:
-        path = file.relative_to(FIXTURES).as_posix()
+        path = file.relative_to(root).as_posix()
         expected |= expectations(file.read_text(encoding="utf-8", errors="replace"), path)
     reported = {(d.path, d.span.line, d.code) for d in result.findings}
     messages = {(d.path, d.span.line, d.code): d.message for d in result.findings}
-    assert reported == expected, "\n" + difference(expected, reported, messages)
+    assert reported == expected, "\n" + difference(expected, reported, messages, root)
 
 
 def _id(path: Path) -> str:

@@ -81,6 +81,25 @@ Found 1 finding (1 error) in 1 file.
     )
 
 
+def test_text_splits_only_the_files_it_shows() -> None:
+    """Found on a 560-file run: every finding split every analysed file into
+    lines (4,608 findings took 19 s to print). Only shown files are split,
+    each once."""
+
+    reads: list[str] = []
+
+    class Counting(dict[str, str]):
+        def __getitem__(self, path: str) -> str:
+            reads.append(path)
+            return super().__getitem__(path)
+
+    sources = Counting({"pkg/a.py": SOURCE, "pkg/helpers.py": "mk(p)\n", **{f"other{i}.py": "x\n" for i in range(50)}})
+    run = result(DOUBLE_FREE, DOUBLE_FREE)
+    run.sources = sources
+    plain_text(run)
+    assert sorted(reads) == ["pkg/a.py", "pkg/helpers.py"]
+
+
 def test_text_errors_unused_and_summary() -> None:
     run = result(errors=(FileError("bad.py", "not UTF-8: invalid start byte at byte offset 0"),))
     assert plain_text(run, show_unused=True) == (

@@ -63,24 +63,36 @@ def render(result: RunResult, console: Console, *, show_unused: bool = False) ->
         console.print(Text(error_line(error), style="bold red"))
     if result.errors and result.findings:
         console.print()
+    lines_of = _Lines(result.sources)
     for diagnostic in result.findings:
-        for line in frame(diagnostic, result.sources):
-            console.print(line)
-        console.print()
+        # one print per finding: rich's cost is per call, not per character
+        console.print(Text("\n").join(frame(diagnostic, lines_of)), end="\n\n")
     if show_unused:
         for unused in result.unused_suppressions:
             console.print(Text(unused_line(unused), style="yellow"))
     console.print(Text(summary_line(result), style="bold"))
 
 
-def frame(diagnostic: Diagnostic, sources: dict[str, str]) -> list[Text]:
-    """The lines showing one finding."""
+class _Lines(dict[str, list[str]]):
+    """The lines of each analysed file, split the first time a finding shows that file."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        super().__init__()
+        self.sources = sources
+
+    def __missing__(self, path: str) -> list[str]:
+        lines = split_lines(self.sources[path]) if path in self.sources else []
+        self[path] = lines
+        return lines
+
+
+def frame(diagnostic: Diagnostic, lines_of: dict[str, list[str]]) -> list[Text]:
+    """The lines showing one finding (`lines_of`: the source lines of each file, by path)."""
     severity = severity_of(diagnostic.code)
     style = _SEVERITY_STYLE.get(severity, "bold red")
     here = [_Annotation(diagnostic.span, diagnostic.label or "", True)]
     here += [_Annotation(r.span, r.message, False) for r in diagnostic.related if r.path == diagnostic.path]
     elsewhere = [r for r in diagnostic.related if r.path != diagnostic.path]
-    lines_of = {path: split_lines(text) for path, text in sources.items()}
     width = _gutter_width([diagnostic.span, *(r.span for r in diagnostic.related)])
     pad = " " * width
 
@@ -88,11 +100,11 @@ def frame(diagnostic: Diagnostic, sources: dict[str, str]) -> list[Text]:
     header.append(f"{severity}[{diagnostic.code}]", style=style)
     header.append(f": {printable(diagnostic.message)}", style="bold")
     out = [header, _location(pad, "-->", diagnostic.path, diagnostic.span)]
-    out += _snippet(pad, lines_of.get(diagnostic.path, []), here, style)
+    out += _snippet(pad, lines_of[diagnostic.path], here, style)
     for related in elsewhere:
         location = _location(pad, ":::", related.path, related.span)
         annotation = _Annotation(related.span, related.message, False)
-        snippet = _snippet(pad, lines_of.get(related.path, []), [annotation], style)
+        snippet = _snippet(pad, lines_of[related.path], [annotation], style)
         if not snippet:
             location.append(f": {printable(related.message)}")
         out += [location, *snippet]

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ownlint.engine.typestate import literal
+from ownlint.engine.values import Const
 
 QUOTES = st.sampled_from(["'", '"', "'''", '"""', "b'", "r'", "f'", "rb'", "u'"])
 
@@ -27,7 +28,7 @@ def test_a_string_literal_has_the_value_python_reads(body: str, opening: str) ->
         return  # not a literal Python accepts
     if type(node) is not cst.SimpleString:
         return
-    assert literal(node) == ("const", expected)
+    assert literal(node) == Const(expected)
 
 
 def test_common_spellings() -> None:
@@ -41,4 +42,4 @@ def test_common_spellings() -> None:
         ("'''a\\tb'''", "a\tb"),  # an escape in a triple-quoted string
         ('"""a\r\nb"""', "a\nb"),  # a CR LF line end in one reads as LF
     ]:
-        assert literal(cst.parse_expression(source)) == ("const", value)
+        assert literal(cst.parse_expression(source)) == Const(value)

@@ -10,11 +10,10 @@ from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import fold, literal
+from ownlint.engine.values import Const, Lin, Val, int_value
 
 
-def module_constants(
-    module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None
-) -> dict[str, object]:
+def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, Val]:
     """Module-level names bound exactly once, to a literal, the page size, or
     arithmetic on those (constants are folded, as `ownlint explain OWN302` says)."""
     counts: dict[str, int] = {}
@@ -31,7 +30,7 @@ def module_constants(
             elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and small.value is not None:
                 counts[small.target.value] = counts.get(small.target.value, 0) + 1
                 values[small.target.value] = small.value
-    out: dict[str, object] = {}
+    out: dict[str, Val] = {}
     for name, expr in values.items():
         if counts[name] != 1:
             continue
@@ -42,13 +41,13 @@ def module_constants(
 
 
 def _const_expr(
-    expr: cst.BaseExpression, known: dict[str, object], names: ModuleNames, models: ModelSet, page_size: int | None
-) -> object:
+    expr: cst.BaseExpression, known: dict[str, Val], names: ModuleNames, models: ModelSet, page_size: int | None
+) -> Val:
     lit = literal(expr)
     if lit is not None:
         return lit
     mem = models.memory
-    page: object = ("const", page_size) if page_size else ("lin", linear.sym(linear.P))
+    page: Val = Const(page_size) if page_size else Lin(linear.sym(linear.P))
     if type(expr) is cst.Name:
         return known.get(expr.value)
     if type(expr) is cst.Attribute and names.qualify(expr) in mem.page_size:
@@ -59,16 +58,16 @@ def _const_expr(
             return page
         if q in mem.page_size_sysconf and expr.args:
             arg = literal(expr.args[0].value)
-            if arg is not None and str(arg[1]).startswith("SC_PAGE"):
+            if arg is not None and str(arg.value) in mem.page_size_sysconf_names:
                 return page
         return None
     if type(expr) is cst.BinaryOperation:
         a = _const_expr(expr.left, known, names, models, page_size)
         b = _const_expr(expr.right, known, names, models, page_size)
-        if not (isinstance(a, tuple) and isinstance(b, tuple)):
+        if a is None or b is None:
             return None
-        if a[0] == b[0] == "const":
-            return fold(expr.operator, a[1], b[1])
+        if type(a) is Const and type(b) is Const:
+            return fold(expr.operator, a.value, b.value)
         la, lb = as_lin(a), as_lin(b)
         if la is None or lb is None:
             return None
@@ -80,6 +79,7 @@ def _const_expr(
         return None
     if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
         a = _const_expr(expr.expression, known, names, models, page_size)
-        if isinstance(a, tuple) and a[0] == "const" and isinstance(a[1], int):
-            return ("const", -a[1])
+        c = int_value(a)
+        if c is not None:
+            return Const(-c)
     return None

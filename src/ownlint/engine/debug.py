@@ -9,9 +9,10 @@ from ownlint.engine.cfg import CFG
 from ownlint.engine.cfg_builder import build_function_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.names import collect_names
-from ownlint.engine.state import PathState, Val
+from ownlint.engine.state import PathState
 from ownlint.engine.summaries import RETURN_KEY
 from ownlint.engine.typestate import FunctionAnalysis, Unit
+from ownlint.engine.values import Const, Obj, Seq, Sym, Val
 
 
 def _find(module: cst.Module, name: str) -> cst.FunctionDef:
@@ -39,7 +40,7 @@ def dump_cfg(source: str, function: str | None = None) -> str:
 
 
 def _show(v: Val, st: PathState) -> str:
-    if isinstance(v, int):
+    if isinstance(v, Obj):
         hs = st.heap.get(v)
         if hs is None:
             return "live"
@@ -47,14 +48,14 @@ def _show(v: Val, st: PathState) -> str:
         if hs.owner is not None and hs.owner in st.heap:
             text += f"(owner {st.heap[hs.owner].kind})"
         return text
-    if isinstance(v, tuple) and v:
-        if v[0] == "const":
-            return repr(v[1])
-        if v[0] == "seq":
-            return "[" + ", ".join(_show(x, st) for x in v[1]) + "]"
-        if v[0] == "sym":
-            return str(v[1])
-        return str(v[0])
+    if type(v) is Const:
+        return repr(v.value)
+    if type(v) is Seq:
+        return "[" + ", ".join(_show(x, st) for x in v.items) + "]"
+    if type(v) is Sym:
+        return v.name
+    if v is not None:
+        return type(v).__name__.lower()
     return "?"
 
 

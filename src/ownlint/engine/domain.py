@@ -1,11 +1,11 @@
 """The value domain, its bounds, and why the analysis always ends.
 
-What a name can hold (`state.Val`, `memory.py` lists the memory values) is
-an element of a lattice whose top is `None` ("nothing known"): a constant,
-a linear form over the page size, an abstract object, and values built of
-those (`seq`, `dict`, `struct`, `ref`, `oneof`, `addr`, ...). Two different
-values join to `None`, except where the analysis keeps both on purpose
-(`a if c else b` between plain numbers is `("oneof", (a, b))`).
+What a name can hold (`values.Val`, where values.py lists them) is an
+element of a lattice whose top is `None` ("nothing known"): a constant, a
+linear form over the page size, an abstract object, and values built of
+those (`Seq`, `Dict`, `Struct`, `Ref`, `OneOf`, `Addr`, ...). Two different
+values join to `None` (`values.join`), except where the analysis keeps both
+on purpose (`a if c else b` between plain numbers is `OneOf((a, b))`).
 
 That lattice has no finite height by itself: a loop can build a longer
 string, a bigger integer, a deeper list or a longer `oneof` on every
@@ -43,10 +43,8 @@ Finally a deterministic budget caps what any of this can cost: see
 
 from __future__ import annotations
 
-from typing import Any
-
 from ownlint.engine import linear
-from ownlint.engine.state import Val
+from ownlint.engine.values import LEAVES, Const, Obj, OneOf, Val, parts
 
 MAX_INT_BITS = 128
 MAX_STR = 4096
@@ -60,12 +58,12 @@ LOOP_VISITS = 3
 
 
 def constant(x: object) -> Val:
-    """`("const", x)`, or None for a number or string past the bounds."""
+    """`Const(x)`, or None for a number or string past the bounds."""
     if isinstance(x, int) and x.bit_length() > MAX_INT_BITS:
         return None
     if isinstance(x, (str, bytes)) and len(x) > MAX_STR:
         return None
-    return ("const", x)
+    return Const(x)
 
 
 def form_fits(form: linear.Lin) -> bool:
@@ -80,37 +78,32 @@ def oneof(options: list[Val] | tuple[Val, ...]) -> Val:
     `MAX_ONEOF` options, or where an option is unknown."""
     out: list[Val] = []
     for v in options:
-        for x in v[1] if isinstance(v, tuple) and v and v[0] == "oneof" else (v,):
+        for x in v.options if type(v) is OneOf else (v,):
             if x is None:
                 return None
             if x not in out:
                 out.append(x)
     if len(out) > MAX_ONEOF:
         return None
-    return out[0] if len(out) == 1 else ("oneof", tuple(out))
+    return out[0] if len(out) == 1 else OneOf(tuple(out))
 
 
 def fits(v: Val) -> bool:
     """Whether a composite value has at most `MAX_SIZE` parts and `MAX_DEPTH`
     levels (constants, linear forms and symbols count as one part: they have
     bounds of their own)."""
-    if not isinstance(v, tuple):
+    if v is None or isinstance(v, (Obj, *LEAVES)):
         return True
     return _parts(v, 0, MAX_SIZE) >= 0
 
 
-_LEAVES = frozenset(("const", "lin", "sym", "flags"))
-
-
-def _parts(v: tuple[Any, ...], depth: int, left: int) -> int:
+def _parts(v: Val, depth: int, left: int) -> int:
     """`left` less the parts of `v`; negative when past a bound."""
     if depth > MAX_DEPTH:
         return -1
-    if v and v[0] in _LEAVES:
-        return left - 1
-    for part in v:
+    for part in parts(v):
         left -= 1
-        if isinstance(part, tuple):
+        if part is not None and not isinstance(part, (Obj, *LEAVES)):
             left = _parts(part, depth + 1, left)
         if left < 0:
             return left

@@ -28,6 +28,7 @@ import libcst as cst
 from ownlint.engine.models import EnvModel
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import RawViolation
+from ownlint.engine.values import Val, str_value
 from ownlint.engine.walk import children, is_statement, walk
 
 # SYCL_DEVICE_FILTER values with an exact ONEAPI_DEVICE_SELECTOR equivalent
@@ -55,7 +56,7 @@ def _quote(node: cst.SimpleString, text: str) -> str:
 
 
 class _Finder:
-    def __init__(self, unit_index: int, names: ModuleNames, env: EnvModel, constants: Mapping[str, object]) -> None:
+    def __init__(self, unit_index: int, names: ModuleNames, env: EnvModel, constants: Mapping[str, Val]) -> None:
         self.unit = unit_index
         self.names = names
         self.env = env
@@ -93,7 +94,7 @@ class _Finder:
             text = self.locals[-1].get(node.value)
             if text is None:
                 v = self.constants.get(node.value)
-                text = v[1] if isinstance(v, tuple) and v and v[0] == "const" and isinstance(v[1], str) else None
+                text = str_value(v)
         return text if text in self.env.deprecated else None
 
     def report(
@@ -239,7 +240,7 @@ def _string_locals(fn: cst.FunctionDef) -> dict[str, str]:
 
 
 def check_environment(
-    unit_index: int, module: cst.Module, names: ModuleNames, env: EnvModel, constants: Mapping[str, object]
+    unit_index: int, module: cst.Module, names: ModuleNames, env: EnvModel, constants: Mapping[str, Val]
 ) -> list[RawViolation]:
     if not env.deprecated:
         return []

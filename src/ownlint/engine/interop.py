@@ -28,8 +28,9 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
-from ownlint.engine.state import BORROWED, CONSUMED, LIVE, TRANSFERRED, HState, Val
-from ownlint.engine.typestate_base import RawViolation, _objects_in
+from ownlint.engine.state import BORROWED, CONSUMED, LIVE, TRANSFERRED, HState
+from ownlint.engine.typestate_base import RawViolation
+from ownlint.engine.values import Addr, BufRef, Dict, Obj, Prop, Seq, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.models import ModelSet
@@ -38,20 +39,18 @@ if TYPE_CHECKING:
     from ownlint.engine.typestate_base import Analysis
 
 
-def _objs(v: Val) -> list[int]:
-    return _objects_in(v)
+_objs = objects_in
 
 
 def _elements(v: Val) -> list[Val]:
     """A value and, for containers, every element in it."""
     out = [v]
-    if isinstance(v, tuple) and v:
-        if v[0] == "seq":
-            for x in v[1]:
-                out.extend(_elements(x))
-        elif v[0] == "dict":
-            for _, x in v[1]:
-                out.extend(_elements(x))
+    if type(v) is Seq:
+        for x in v.items:
+            out.extend(_elements(x))
+    elif type(v) is Dict:
+        for _, x in v.items:
+            out.extend(_elements(x))
     return out
 
 
@@ -63,7 +62,7 @@ class InteropEval:
         st: PathState
         models: ModelSet
 
-        def forget(self, obj: int) -> None: ...
+        def forget(self, obj: Obj) -> None: ...
         def use(
             self,
             value: Val,
@@ -88,8 +87,8 @@ class InteropEval:
     def explicit(self, v: Val) -> bool:
         return any(self.st.heap.get(o, HState(LIVE)).prov == "explicit" for x in _elements(v) for o in _objs(x))
 
-    def new_tagged(self, node: cst.CSTNode, tag: str, label: str, slot: int = 5) -> int:
-        obj = self.fa.site_object(node, slot)
+    def new_tagged(self, node: cst.CSTNode, tag: str, label: str) -> Obj:
+        obj = self.fa.site_object(node, "tagged")
         self.forget(obj)
         self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),), tag=tag)
         return obj
@@ -142,7 +141,7 @@ class InteropEval:
         consumed = False
         for obj in _objs(value):
             hs = self.st.heap.get(obj)
-            if obj < 0 and (hs is None or hs.kind != CONSUMED):
+            if obj.on_entry and (hs is None or hs.kind != CONSUMED):
                 # a parameter may be a capsule: the callers replay this consumption
                 step = self.fa.step_of(node, "consumed here")
                 self.st.heap[obj] = (hs or HState(LIVE)).with_step(CONSUMED, step)
@@ -188,8 +187,8 @@ class InteropEval:
             step_label = "made on an explicitly created context here"
         if not explicit:
             return result
-        if not isinstance(result, int):
-            result = self.fa.site_object(node, 6)
+        if not isinstance(result, Obj):
+            result = self.fa.site_object(node, "explicit")
             self.forget(result)
         hs = self.st.heap.get(result, HState(LIVE))
         self.st.heap[result] = hs.but(prov="explicit", story=(*hs.story, self.fa.step_of(node, step_label)))
@@ -224,7 +223,7 @@ class InteropEval:
         if type(base) is not cst.Name:
             return False
         v = self.st.env.get(base.value)
-        return v is None or (isinstance(v, int) and v < 0)
+        return v is None or (isinstance(v, Obj) and v.on_entry)
 
     # -- invalid inputs (OWN602) ----------------------------------------------------------
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None:
@@ -232,7 +231,7 @@ class InteropEval:
             if a.keyword is None:
                 continue
             key = a.keyword.value
-            if key in adopt.non_empty_keywords and _empty(v, a.value):
+            if key in adopt.non_empty_keywords and _empty(v, a.value, adopt.empty_constructor_suffixes):
                 self.report_plain(
                     "OWN602", node, None, (("problem", "empty-devices"), ("detail", f"{key}={source_of(a.value)}"))
                 )
@@ -241,29 +240,30 @@ class InteropEval:
                 if bad:
                     self.report_plain("OWN602", node, None, (("problem", "compute-index"), ("detail", bad)))
         if adopt.native_memory_only:
-            host = isinstance(handle, tuple) and handle and handle[0] in ("addr", "bufref")
-            if isinstance(handle, int):
+            host = type(handle) is Addr or type(handle) is BufRef
+            if isinstance(handle, Obj):
                 host = parse_tag(self.st.heap.get(handle, HState(LIVE)).tag) is not None
             if host:
                 self.report_plain("OWN602", node, None, (("problem", "host-memory"),))
 
 
-def _empty(v: Val, expr: cst.BaseExpression) -> bool:
-    if v == ("seq", ()):
+def _empty(v: Val, expr: cst.BaseExpression, constructors: tuple[str, ...]) -> bool:
+    """`[]`, `()`, or a call with no argument of a constructor named with one of `constructors`' endings."""
+    if v == Seq(()):
         return True
     return (
         type(expr) is cst.Call
         and not expr.args
         and (type(expr.func) is cst.Name or type(expr.func) is cst.Attribute)
-        and ((expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value).endswith("List"))
+        and (expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value).endswith(constructors)
     )
 
 
 def _forbidden(v: Val, names: tuple[str, ...]) -> str:
     """The forbidden property a property value names, or ""."""
     for element in _elements(v):
-        if isinstance(element, tuple) and element and element[0] in ("prop", "sym"):
-            last = str(element[1]).rpartition(".")[2]
+        if type(element) is Prop or type(element) is Sym:
+            last = element.name.rpartition(".")[2]
             if last in names:
                 return last
     return ""

@@ -1,18 +1,15 @@
 """Host memory and its external mappings (rules OWN301-OWN305).
 
-Values this adds to the evaluator (state.py lists the others):
-  ("lin", form)              an integer as a linear form over the page size
-  ("addr", buffer, form)     an address inside a buffer object, at an offset
-  ("bufref", buffer)         a ctypes view of a buffer (`c_char.from_buffer(b)`)
-  ("aiface", buffer, depth)  `arr.__array_interface__`, indexed `depth` times
-  ("struct", type, fields)   a ctypes descriptor and its fields, by value
-  ("flags", names)           `A | B` of flag symbols
+The values it adds to the evaluator (values.py describes them all): `Lin`
+(an integer as a linear form over the page size), `Addr` (an address inside
+a buffer object), `BufRef` (a ctypes view of a buffer), `AIface`
+(`arr.__array_interface__`), `Struct` (a ctypes descriptor, by value) and
+`Flags` (`A | B` of flag symbols).
 
 A buffer is an owner object (it dies when its last name goes, unless
 something else may hold it) whose tag says where it came from:
 `buffer:<aligned|unaligned>:<ro|rw>:<source>`. A mapping is the memory
-handle `zeMemAllocHost` writes, carrying `HState.mapping`:
-(address value, size value, has read-only flag, address checked, size checked).
+handle `zeMemAllocHost` writes, carrying `HState.mapping` (`values.Mapping`).
 A mapping whose address or size is a parameter of the function is checked
 where a caller supplies them (through the summary), the rest where it is made.
 
@@ -26,7 +23,7 @@ Known limits:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -36,8 +33,9 @@ from ownlint.engine.memvalues import addr_value, buffer_tag, lin_options, parse_
 from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
 from ownlint.engine.memvalues import lin_value as lin_value
 from ownlint.engine.models import MapCall
-from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState, Step, Val
+from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState, Step
 from ownlint.engine.typestate_base import RawViolation, target_key
+from ownlint.engine.values import Addr, AIface, BufRef, Const, Flags, Lin, Mapping, Obj, Ref, Struct, Sym, Val
 
 if TYPE_CHECKING:
     from ownlint.engine.models import ModelSet
@@ -57,37 +55,35 @@ class MemoryEval:
         def bind(self, key: str, value: Val) -> None: ...
         def escape(self, value: Val) -> None: ...
         def expr(self, node: cst.BaseExpression) -> Val: ...
-        def forget(self, obj: int) -> None: ...
-        def refs(self, obj: int) -> bool: ...
+        def forget(self, obj: Obj) -> None: ...
+        def refs(self, obj: Obj) -> bool: ...
 
     # -- integers and addresses -------------------------------------------------
     def page_size(self) -> Val:
         size = self.fa.page_size
-        return ("const", size) if size else ("lin", linear.sym(linear.P))
+        return Const(size) if size else Lin(linear.sym(linear.P))
 
     def symbol_for(self, v: Val) -> linear.Lin | None:
         """An unknown integer as a symbol (by the object holding it), or None."""
-        if isinstance(v, int):
-            return linear.sym(f"#{v}")
-        return None
+        return linear.sym(v.symbol) if isinstance(v, Obj) else None
 
     def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None:
         """`left op right` on forms and addresses; None when not about memory."""
         if type(op) is cst.BitOr:
             names: set[str] = set()
             for side in (left, right):
-                if isinstance(side, tuple) and side and side[0] == "sym":
-                    names.add(side[1])
-                elif isinstance(side, tuple) and side and side[0] == "flags":
-                    names.update(side[1])
+                if type(side) is Sym:
+                    names.add(side.name)
+                elif type(side) is Flags:
+                    names.update(side.names)
                 else:
                     return None
-            return ("flags", tuple(sorted(names)))
-        if isinstance(left, tuple) and left and left[0] == "addr" and type(op) in (cst.Add, cst.Subtract):
+            return Flags(tuple(sorted(names)))
+        if type(left) is Addr and type(op) in (cst.Add, cst.Subtract):
             delta = as_lin(right)
-            if delta is None or left[2] is None:
-                return ("addr", left[1], None)
-            return addr_value(left[1], linear.add(left[2], delta, 1 if type(op) is cst.Add else -1))
+            if delta is None or left.offset is None:
+                return Addr(left.buffer, None)
+            return addr_value(left.buffer, linear.add(left.offset, delta, 1 if type(op) is cst.Add else -1))
         a, b = as_lin(left), as_lin(right)
         if a is None and b is None:
             return None
@@ -118,7 +114,7 @@ class MemoryEval:
         if qualified in mem.page_size_calls:
             return True, self.page_size()
         if qualified in mem.page_size_sysconf:
-            if isinstance(first, tuple) and first and first[0] == "const" and str(first[1]).startswith("SC_PAGE"):
+            if type(first) is Const and str(first.value) in mem.page_size_sysconf_names:
                 return True, self.page_size()
             return True, None
         if qualified in mem.aligned or qualified in mem.unaligned:
@@ -127,7 +123,7 @@ class MemoryEval:
             for a, v in args:
                 if a.keyword is None:
                     continue
-                word = v[1].rpartition(".")[2] if isinstance(v, tuple) and v and v[0] == "sym" else None
+                word = v.name.rpartition(".")[2] if type(v) is Sym else None
                 if f"{a.keyword.value}={word}" in mem.read_only_keywords:
                     ro, source = True, f"{qualified} opened with {a.keyword.value}={word}"
             return True, self.new_buffer(node, qualified in mem.aligned, ro, source)
@@ -141,21 +137,21 @@ class MemoryEval:
             aligned, _, _ = parse_tag(self.st.heap[receiver].tag)  # type: ignore[index,misc]
             return True, self.new_buffer(node, aligned, True, f"a read-only view (`{last}()`)")
         if method and last in mem.from_buffer_methods and self.is_buffer(first):
-            return True, ("bufref", first)
+            return True, BufRef(first)
         if qualified in mem.char_pointer and self.is_buffer(first):
-            return True, ("bufref", first)
+            return True, BufRef(first)
         if qualified in mem.addressof and args:
-            if isinstance(first, tuple) and first and first[0] == "bufref":
-                return True, ("addr", first[1], ())
+            if type(first) is BufRef:
+                return True, Addr(first.buffer, ())
             if self.is_buffer(first):
-                return True, ("addr", first, ())
-            if isinstance(first, tuple) and first and first[0] == "struct":
+                return True, Addr(first, ())
+            if type(first) is Struct:
                 key = self.key_of(args[0][0].value)
-                return True, ("ref", key, first, "addressof")
+                return True, Ref(key, first, "addressof")
             return True, None
         if mem.descriptor_re is not None and mem.descriptor_re.search(last):
-            fields = tuple(sorted((a.keyword.value, v) for a, v in args if a.keyword is not None))
-            return True, ("struct", last, fields)
+            fields = tuple(sorted(((a.keyword.value, v) for a, v in args if a.keyword is not None), key=_by_name))
+            return True, Struct(last, fields)
         if method and last in mem.close_methods and self.is_buffer(receiver):
             self.release_buffer(receiver, node, "closed", source_of(node.func.value))  # type: ignore[attr-defined]
             return True, None
@@ -165,10 +161,10 @@ class MemoryEval:
         return target_key(expr, self.fa.self_name)
 
     def is_buffer(self, v: Val) -> bool:
-        return isinstance(v, int) and parse_tag(self.st.heap.get(v, HState(OWNER)).tag) is not None
+        return isinstance(v, Obj) and parse_tag(self.st.heap.get(v, HState(OWNER)).tag) is not None
 
-    def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> int:
-        obj = self.fa.site_object(node, 0)
+    def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> Obj:
+        obj = self.fa.site_object(node, "result")
         self.forget(obj)
         step = self.fa.step_of(node, "the buffer is made here")
         self.st.heap[obj] = HState(OWNER, False, (step,), tag=buffer_tag(aligned, read_only, source))
@@ -178,26 +174,26 @@ class MemoryEval:
     def memory_attribute(self, node: cst.Attribute, base: Val) -> tuple[bool, Val]:
         mem = self.models.memory
         attr = node.attr.value
-        if isinstance(base, tuple) and base and base[0] == "struct":
-            return True, dict(base[2]).get(attr, ("const", 0))  # ctypes zero-fills
-        if isinstance(base, tuple) and base and base[0] == "bufref" and attr in self.models.derive_attributes:
-            return True, ("addr", base[1], ())
+        if type(base) is Struct:
+            return True, base.get(attr, Const(0))  # ctypes zero-fills
+        if type(base) is BufRef and attr in self.models.derive_attributes:
+            return True, Addr(base.buffer, ())
         if self.is_buffer(base) and attr == mem.array_interface:
-            return True, ("aiface", base, 0)
+            return True, AIface(base, 0)
         for path in mem.address_attributes:
             head, _, tail = path.rpartition(".")
             if attr == tail and type(node.value) is cst.Attribute and node.value.attr.value == head:
                 inner = self.expr(node.value.value)
                 if self.is_buffer(inner):
-                    return True, ("addr", inner, ())
+                    return True, Addr(inner, ())
         return False, None
 
     def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]:
-        if isinstance(base, tuple) and base and base[0] == "aiface":
-            if base[2] == 0 and index == ("const", "data"):
-                return True, ("aiface", base[1], 1)
-            if base[2] == 1 and index == ("const", 0):
-                return True, ("addr", base[1], ())
+        if type(base) is AIface:
+            if base.depth == 0 and index == Const("data"):
+                return True, AIface(base.buffer, 1)
+            if base.depth == 1 and index == Const(0):
+                return True, Addr(base.buffer, ())
         return False, None
 
     def set_field(self, target: cst.Attribute, value: Val) -> bool:
@@ -206,11 +202,11 @@ class MemoryEval:
             return False
         name = target.value.value
         current = self.st.env.get(name)
-        if not (isinstance(current, tuple) and current and current[0] == "struct"):
+        if type(current) is not Struct:
             return False
-        fields = dict(current[2])
+        fields = dict(current.fields)
         fields[target.attr.value] = value
-        struct = ("struct", current[1], tuple(sorted(fields.items(), key=lambda kv: kv[0])))
+        struct = Struct(current.type, tuple(sorted(fields.items(), key=_by_name)))
         if not domain.fits(struct):
             self.escape(struct)
             self.bind(name, None)
@@ -219,21 +215,21 @@ class MemoryEval:
         return True
 
     # -- the descriptor chain (OWN305) -------------------------------------------------
-    def chain(self, v: Val) -> list[tuple[Val, Val]]:
+    def chain(self, v: Val) -> list[tuple[Struct, Val]]:
         """The structures a value points into, following `pNext`: (struct, the ref to it)."""
-        out: list[tuple[Val, Val]] = []
+        out: list[tuple[Struct, Val]] = []
         seen = 0
         ref: Val = None
         while seen < 16:
             seen += 1
-            if isinstance(v, tuple) and v and v[0] == "ref":
-                ref, v = v, v[2]
+            if type(v) is Ref:
+                ref, v = v, v.value
                 continue
-            if not (isinstance(v, tuple) and v and v[0] == "struct"):
+            if type(v) is not Struct:
                 break
             out.append((v, ref))
             ref = None
-            v = dict(v[2]).get(self.models.memory.chain_field)
+            v = v.get(self.models.memory.chain_field)
         return out
 
     def check_chain(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
@@ -244,7 +240,7 @@ class MemoryEval:
             return
         for _, v in args:
             for struct, _ in self.chain(v):
-                link = dict(struct[2]).get(field)  # type: ignore[index]
+                link = struct.get(field)
                 if self.dangling_link(link, None):
                     self.report_plain("OWN305", node, _struct_name(link))
                     return
@@ -252,54 +248,46 @@ class MemoryEval:
     def dangling_link(self, link: Val, leaving: set[str] | None) -> bool:
         """A `byref`/`addressof` link to a temporary, or (when a function returns,
         `leaving` = its locals) to a local that dies with the frame."""
-        if not (isinstance(link, tuple) and link and link[0] == "ref" and len(link) > 3):
+        if type(link) is not Ref or not link.how:
             return False
-        if link[3] == "pointer":
+        if link.how == "pointer":
             return False  # ctypes keeps the pointee alive in the field's _objects
-        key = link[1]
+        key = link.key
         if key is None:
             return True
         return leaving is not None and key in leaving
 
     # -- mappings ------------------------------------------------------------------------
-    def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> tuple[Any, ...] | None:
+    def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> Mapping | None:
         positional = [v for a, v in args if a.keyword is None]
         if not 0 <= spec.descriptor < len(positional):
             return None
         for struct, _ in self.chain(positional[spec.descriptor]):
-            fields = dict(struct[2])  # type: ignore[index]
-            stype = fields.get("stype")
-            stype_word = (
-                stype[1].rpartition(".")[2] if isinstance(stype, tuple) and stype and stype[0] == "sym" else None
-            )
-            if struct[1] != spec.extension and stype_word not in spec.extension_stype:  # type: ignore[index]
+            stype = struct.get(spec.type_field) if spec.type_field else None
+            stype_word = stype.name.rpartition(".")[2] if type(stype) is Sym else None
+            if struct.type != spec.extension and stype_word not in spec.extension_stype:
                 continue
             host = self.chain(positional[spec.descriptor])[0][0]
-            flags = dict(host[2]).get(spec.flags_field, ("const", 0))  # type: ignore[index]
-            return (
-                fields.get(spec.address_field),
-                fields.get(spec.size_field, ("const", 0)),
-                self.has_flag(flags, spec),
-                False,
-                False,
+            flags = host.get(spec.flags_field, Const(0))
+            return Mapping(
+                struct.get(spec.address_field), struct.get(spec.size_field, Const(0)), self.has_flag(flags, spec)
             )
         return None
 
     def has_flag(self, flags: Val, spec: MapCall) -> bool | None:
-        if isinstance(flags, tuple) and flags:
-            if flags[0] == "const" and isinstance(flags[1], int):
-                return bool(flags[1] & spec.read_only_bit)
-            if flags[0] == "sym":
-                symbol: str = flags[1]
-                return symbol.rpartition(".")[2] == spec.read_only_flag
-            if flags[0] == "flags":
-                return any(n.rpartition(".")[2] == spec.read_only_flag for n in flags[1])
+        if type(flags) is Const and isinstance(flags.value, int):
+            return bool(flags.value & spec.read_only_bit)
+        if type(flags) is Sym:
+            return flags.name.rpartition(".")[2] == spec.read_only_flag
+        if type(flags) is Flags:
+            return any(n.rpartition(".")[2] == spec.read_only_flag for n in flags.names)
         return None
 
-    def check_mapping(self, node: cst.CSTNode, mapping: tuple[Any, ...], via: Summary | None = None) -> tuple[Any, ...]:
+    def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping:
         """Check a new mapping where its address and size are known; returns the
         mapping with what was checked marked."""
-        addr, size, ro_flag, addr_done, size_done = mapping
+        addr, size, ro_flag = mapping.address, mapping.size, mapping.read_only_flag
+        addr_done, size_done = mapping.address_checked, mapping.size_checked
         facts = (("via", via.name),) if via is not None else ()
         sizes = lin_options(size)
         if not size_done and sizes is not None:
@@ -308,9 +296,9 @@ class MemoryEval:
             if all(linear.aligned(form, self.fa.page_size) is False for form in sizes):
                 shown = " or ".join(linear.show(form) for form in sizes)
                 self.report_plain("OWN302", node, None, (*facts, ("what", "size"), ("value", shown)))
-        if not addr_done and isinstance(addr, tuple) and addr and addr[0] == "addr":
+        if not addr_done and type(addr) is Addr and isinstance(addr.buffer, Obj):
             addr_done = True
-            buf, offset = addr[1], addr[2]
+            buf, offset = addr.buffer, addr.offset
             hs = self.st.heap.get(buf, HState(OWNER))
             info = parse_tag(hs.tag)
             if info is not None:
@@ -327,23 +315,23 @@ class MemoryEval:
                     self.report_plain("OWN304", node, None, (*facts, ("how", "temporary")))
                 if offset is not None and sizes is not None:
                     self.check_overlap(node, buf, offset, sizes, facts)
-        return (addr, size, ro_flag, addr_done, size_done)
+        return Mapping(addr, size, ro_flag, addr_done, size_done)
 
     def check_overlap(
         self,
         node: cst.CSTNode,
-        buf: int,
+        buf: Obj,
         offset: linear.Lin,
         sizes: list[linear.Lin],
         facts: tuple[tuple[str, str], ...],
     ) -> None:
         for hs in list(self.st.heap.values()):
             m = hs.mapping
-            if m is None or hs.kind == FREED or not (isinstance(m[0], tuple) and m[0] and m[0][0] == "addr"):
+            if m is None or hs.kind == FREED or type(m.address) is not Addr:
                 continue
-            if m[0][1] != buf or m[0][2] is None:
+            if m.address.buffer is not buf or m.address.offset is None:
                 continue
-            other_off, other_sizes = m[0][2], lin_options(m[1])
+            other_off, other_sizes = m.address.offset, lin_options(m.size)
             if other_sizes is None:
                 continue
             # [a, a+s) and [b, b+t) overlap iff a < b+t and b < a+s, for every possible size
@@ -361,13 +349,13 @@ class MemoryEval:
 
     def release_buffer(self, buf: Val, node: cst.CSTNode, how: str, name: str) -> None:
         """The buffer's memory goes away (closed, deleted, its `with` ends)."""
-        if not isinstance(buf, int):
+        if not isinstance(buf, Obj):
             return
         for hs in self.st.heap.values():
             m = hs.mapping
             if m is None or hs.kind == FREED or hs.reported:
                 continue
-            if isinstance(m[0], tuple) and m[0] and m[0][0] == "addr" and m[0][1] == buf:
+            if type(m.address) is Addr and m.address.buffer is buf:
                 self.report_plain("OWN304", node, name, (("how", how), ("buffer", name)), hs.story[:1])
                 break
         owner = self.st.heap.get(buf)
@@ -390,6 +378,10 @@ class MemoryEval:
 
 
 def _struct_name(link: Val) -> str | None:
-    if isinstance(link, tuple) and len(link) > 2 and isinstance(link[2], tuple) and link[2] and link[2][0] == "struct":
-        return str(link[2][1])
+    if type(link) is Ref and type(link.value) is Struct:
+        return link.value.type
     return None
+
+
+def _by_name(field: tuple[str, Val]) -> str:
+    return field[0]

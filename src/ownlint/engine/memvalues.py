@@ -6,7 +6,7 @@ addresses inside buffers. memory.py's docstring describes the values.
 from __future__ import annotations
 
 from ownlint.engine import domain, linear
-from ownlint.engine.state import Val
+from ownlint.engine.values import Addr, Lin, OneOf, Val, int_value
 
 
 def buffer_tag(aligned: bool, read_only: bool, source: str) -> str:
@@ -22,9 +22,9 @@ def parse_tag(tag: str) -> tuple[bool, bool, str] | None:
 
 def lin_options(v: Val) -> list[linear.Lin] | None:
     """Every value `v` may have, as forms (`a if c else b` keeps both); None if unknown."""
-    if isinstance(v, tuple) and v and v[0] == "oneof":
+    if type(v) is OneOf:
         out: list[linear.Lin] = []
-        for x in v[1]:
+        for x in v.options:
             sub = lin_options(x)
             if sub is None:
                 return None
@@ -35,12 +35,10 @@ def lin_options(v: Val) -> list[linear.Lin] | None:
 
 
 def as_lin(v: Val) -> linear.Lin | None:
-    if isinstance(v, tuple) and v:
-        if v[0] == "lin":
-            return v[1]  # type: ignore[no-any-return]
-        if v[0] == "const" and isinstance(v[1], int) and not isinstance(v[1], bool):
-            return linear.const(v[1])
-    return None
+    if type(v) is Lin:
+        return v.form
+    c = int_value(v)
+    return linear.const(c) if c is not None else None
 
 
 def lin_value(form: linear.Lin) -> Val:
@@ -48,9 +46,9 @@ def lin_value(form: linear.Lin) -> Val:
     c = linear.constant_value(form)
     if c is not None:
         return domain.constant(c)
-    return ("lin", form) if domain.form_fits(form) else None
+    return Lin(form) if domain.form_fits(form) else None
 
 
 def addr_value(buffer: Val, form: linear.Lin | None) -> Val:
     """An address in `buffer` at offset `form` (None: unknown, or past the bounds)."""
-    return ("addr", buffer, form if form is not None and domain.form_fits(form) else None)
+    return Addr(buffer, form if form is not None and domain.form_fits(form) else None)

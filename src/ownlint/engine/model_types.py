@@ -53,6 +53,8 @@ class Adopt:
     model: str
     # invalid inputs (OWN602)
     non_empty_keywords: tuple[str, ...] = ()
+    # constructors called with no argument make an empty one (`DeviceList()`): names ending so
+    empty_constructor_suffixes: tuple[str, ...] = ()
     property_keywords: tuple[str, ...] = ()
     forbidden_properties: tuple[str, ...] = ()
     native_memory_only: bool = False
@@ -115,6 +117,7 @@ class MapCall:
     descriptor: int
     extension: str
     extension_stype: tuple[str, ...]
+    type_field: str  # the descriptor field that holds its structure type ("" = none)
     address_field: str
     size_field: str
     flags_field: str
@@ -129,6 +132,7 @@ class MemoryModel:
     page_size: set[str] = field(default_factory=set)
     page_size_calls: set[str] = field(default_factory=set)
     page_size_sysconf: set[str] = field(default_factory=set)
+    page_size_sysconf_names: set[str] = field(default_factory=set)  # their arguments that ask for the page size
     aligned: set[str] = field(default_factory=set)
     unaligned: set[str] = field(default_factory=set)
     read_only: set[str] = field(default_factory=set)

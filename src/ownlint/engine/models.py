@@ -172,6 +172,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         kind = r.get("owner-kind", str, "SYCL object")
         checks = dict(
             non_empty_keywords=tuple(r.get("non-empty-keywords", list, [])),
+            empty_constructor_suffixes=tuple(r.get("empty-constructor-suffixes", list, [])),
             property_keywords=tuple(r.get("property-keywords", list, [])),
             forbidden_properties=tuple(r.get("forbidden-properties", list, [])),
             native_memory_only=r.get("native-memory-only", bool, False),
@@ -208,6 +209,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
             "page-size",
             "page-size-calls",
             "page-size-sysconf",
+            "page-size-sysconf-names",
             "aligned",
             "unaligned",
             "read-only",
@@ -241,6 +243,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
             descriptor=r.get("descriptor", int, required=True),
             extension=r.get("extension", str, required=True),
             extension_stype=tuple(r.get("extension-stype", list, [])),
+            type_field=r.get("type-field", str, ""),
             address_field=r.get("address-field", str, required=True),
             size_field=r.get("size-field", str, required=True),
             flags_field=r.get("flags-field", str, "flags"),

@@ -311,7 +311,7 @@ def _load(
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to analyse"))
         return None
-    return Unit(i, f.path, module, names, constants, f.source, pieces, tree)  # type: ignore[arg-type]
+    return Unit(i, f.path, module, names, constants, f.source, pieces, tree)
 
 
 __all__ = ["EngineOptions", "Project", "Scope", "SourceFile", "Step", "analyze_project"]

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import libcst as cst
+
+from ownlint.engine.values import Mapping, Obj, Val, objects_in, refs
 
 # handle states
 LIVE = "live"  # the application's (or nothing known)
@@ -75,10 +76,10 @@ class HState:
     first_step: Step | None = field(default=None, compare=False, hash=False)
     # for a handle: the object that adopted or lent it; for an owner made with
     # keep: the handle it adopted
-    owner: int | None = None
+    owner: Obj | None = None
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
-    mapping: tuple[Any, ...] | None = None  # an external memory mapping: see memory.py
+    mapping: Mapping | None = None  # an external memory mapping: see memory.py
     prov: str = ""  # "explicit": made on an explicitly created SYCL context (OWN502)
 
     # dataclasses.replace costs about ten times a plain construction; these
@@ -136,22 +137,14 @@ class HState:
         )
 
 
-# A value a name can hold:
-#   None                  nothing known (not tracked)
-#   int                   an abstract object (>= 0 made at a site, < 0 a parameter)
-#   ("seq", (v, ...))     a tuple or list literal
-#   ("dict", ((k, v), ...)) a dict literal with constant keys
-#   ("const", x)          a constant
-#   ("ref", key, v)       `byref(x)`: the variable `key` itself, holding v
-Val = None | int | tuple[Any, ...]
 # what identifies a path state in a StateSet: its env and heap, as sets of items
-StateKey = tuple[frozenset[tuple[str, Val]], frozenset[tuple[int, HState]]]
+StateKey = tuple[frozenset[tuple[str, Val]], frozenset[tuple[Obj, HState]]]
 
 
 class PathState:
     __slots__ = ("_key", "conds", "env", "heap", "last")
 
-    def __init__(self, env: dict[str, Val], heap: dict[int, HState], conds: dict[str, bool]) -> None:
+    def __init__(self, env: dict[str, Val], heap: dict[Obj, HState], conds: dict[str, bool]) -> None:
         self.env = env
         self.heap = heap
         self.conds = conds
@@ -182,23 +175,23 @@ class PathState:
         heap = self.heap
         if not heap:
             return self
-        keep: set[int] = set()
+        keep: set[Obj] = set()
         for v in self.env.values():
-            _refs(v, keep)
+            refs(v, keep)
         for o, hs in heap.items():
-            if o < 0 or (hs.mapping is not None and hs.kind != FREED):
+            if o.on_entry or (hs.mapping is not None and hs.kind != FREED):
                 keep.add(o)
         if len(keep) >= len(heap) and all(o in keep for o in heap):
             return self
         todo = [o for o in keep if o in heap]
         while todo:
             hs = heap[todo.pop()]
-            found: set[int] = set()
+            found: set[Obj] = set()
             if hs.owner is not None:
                 found.add(hs.owner)
             if hs.mapping is not None:
-                _refs(hs.mapping[0], found)
-                _refs(hs.mapping[1], found)
+                refs(hs.mapping.address, found)
+                refs(hs.mapping.size, found)
             for o in found - keep:
                 keep.add(o)
                 if o in heap:
@@ -267,7 +260,7 @@ class StateSet:
         fresh = [s for k, s in newer.states.items() if k not in self.states]
         if not fresh:
             return newer
-        by_heap: dict[frozenset[tuple[int, HState]], list[PathState]] = {}
+        by_heap: dict[frozenset[tuple[Obj, HState]], list[PathState]] = {}
         for s in newer.states.values():
             by_heap.setdefault(s.key()[1], []).append(s)
         out = StateSet(widened=newer.widened)
@@ -282,7 +275,7 @@ class StateSet:
         # first forget names that differ between states with the same heap:
         # the ordinary join of values (two different values are unknown), which
         # counts as widening only where a forgotten name held a tracked object
-        by_heap: dict[frozenset[tuple[int, HState]], list[PathState]] = {}
+        by_heap: dict[frozenset[tuple[Obj, HState]], list[PathState]] = {}
         for s in self.states.values():
             by_heap.setdefault(s.key()[1], []).append(s)
         merged = []
@@ -335,40 +328,6 @@ def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:
     return any(
         k not in merged.env and any(o in tracked for o in objects_in(v)) for g in group for k, v in g.env.items()
     )
-
-
-_NO_REFS = frozenset(("const", "lin", "sym", "flags"))
-
-
-def _refs(v: Val, out: set[int]) -> None:
-    """Adds to `out` every object `v` may refer to: any integer in it outside
-    constants and linear forms (a dict's constant keys may be taken for
-    objects too, which only keeps more)."""
-    if type(v) is int:
-        out.add(v)
-    elif type(v) is tuple and v:
-        tag = v[0]
-        if tag in _NO_REFS:
-            return
-        if tag == "addr":
-            _refs(v[1], out)
-            return
-        for part in v:
-            _refs(part, out)
-
-
-def objects_in(v: Val) -> list[int]:
-    """The abstract objects a value holds (directly, in a container, or by reference)."""
-    if isinstance(v, int):
-        return [v]
-    if isinstance(v, tuple) and v:
-        if v[0] == "ref":
-            return objects_in(v[2])
-        if v[0] == "seq":
-            return [o for x in v[1] for o in objects_in(x)]
-        if v[0] == "dict":
-            return [o for _, x in v[1] for o in objects_in(x)]
-    return []
 
 
 _MISSING = object()

@@ -21,33 +21,69 @@ no finding is invented.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
+from ownlint.engine.values import Field, Obj, Param, Seq, Val
 
 
-def _objects(v: object) -> list[int]:
-    if isinstance(v, int):
+def _objects(v: Val) -> list[Obj]:
+    if isinstance(v, Obj):
         return [v]
-    if isinstance(v, tuple) and v and v[0] == "seq":
-        return [o for x in v[1] for o in _objects(x)]
+    if type(v) is Seq:
+        return [o for x in v.items for o in _objects(x)]
     return []
 
 
-# Where a value the callee hands back came from:
-#   ("param", i)         the caller's i-th argument
-#   ("field", "x")       the caller's `self.x` (for `self.method()` calls)
-#   ("fresh", HState)    an object made inside the callee, in that state
-#   None                 nothing known
-ValueDesc = None | tuple[Any, ...]
+# Where a value the callee hands back came from (None: nothing known)
 
 
-# Whom a handle the callee transferred, kept or borrowed belongs to afterwards:
-#   ("ret",)            the object the callee returns
-#   ("param", i)        the caller's i-th argument
-#   ("dead", story)     an owner local to the callee, dead once it returns
-#   ("alive",) / None   an owner the caller cannot see (may be alive)
-OwnerDesc = None | tuple[Any, ...]
+@dataclass(frozen=True, slots=True)
+class FromParam:
+    """The caller's `index`-th argument (whose owner, for an owner description)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class FromField:
+    """The caller's `self.<name>` (for `self.method()` calls)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fresh:
+    """An object made inside the callee, in that state, owned as `owner` says."""
+
+    state: HState
+    owner: OwnerDesc
+
+
+# Whom a handle the callee transferred, kept or borrowed belongs to afterwards
+# (None, or `Alive()`: an owner the caller cannot see, which may be alive)
+
+
+@dataclass(frozen=True, slots=True)
+class Returned:
+    """The object the callee returns."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dead:
+    """An owner local to the callee, dead once it returns (its story, and what
+    kind of owner it is: "SYCL queue", "buffer")."""
+
+    story: tuple[Step, ...]
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alive:
+    """An owner the caller cannot see: it may be alive."""
+
+
+ValueDesc = None | FromParam | FromField | Fresh
+OwnerDesc = None | Returned | FromParam | Dead | Alive
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,51 +108,56 @@ class Summary:
 EMPTY_OUTCOME = Outcome((), (), (), (), None)
 
 
-def describe_value(v: object, st: PathState, fields: dict[str, int], nparams: int) -> ValueDesc:
-    if isinstance(v, int):
-        if -nparams <= v < 0:
-            return ("param", -v - 1)
-        for attr, obj in fields.items():
-            if obj == v:
-                return ("field", attr)
+def describe_value(v: Val, st: PathState, fields: dict[str, Obj], nparams: int) -> ValueDesc:
+    if isinstance(v, Obj):
+        if type(v) is Param and v.index < nparams:
+            return FromParam(v.index)
+        if type(v) is Field and fields.get(v.name) is v:
+            return FromField(v.name)
         hs = st.heap.get(v)
         if hs is not None:
             if hs.kind == OWNER:
                 hs = hs.but(escaped=False, owner=None)  # the caller holds the only reference now
-            return ("fresh", hs, describe_owner(hs.owner, st, (), nparams, None))
+            return Fresh(hs, describe_owner(hs.owner, st, (), nparams, None))
     return None
 
 
 def describe_owner(
-    owner: int | None, st: PathState, returned: tuple[int, ...], nparams: int, end: Step | None
+    owner: Obj | None, st: PathState, returned: tuple[Obj, ...], nparams: int, end: Step | None
 ) -> OwnerDesc:
     if owner is None:
         return None
     if owner in returned:
-        return ("ret",)
-    if -nparams <= owner < 0:
-        return ("param", -owner - 1)
+        return Returned()
+    if type(owner) is Param and owner.index < nparams:
+        return FromParam(owner.index)
     hs = st.heap.get(owner)
     if hs is None:
-        return ("alive",)
+        return Alive()
     if hs.kind == OWNER_DEAD:
-        return ("dead", hs.story)
-    if hs.kind == OWNER and not hs.escaped and owner >= 0:
-        return ("dead", hs.story)  # a local owner: it dies when the callee returns
-    return ("alive",)
+        return Dead(hs.story, _kind(hs.tag))
+    if hs.kind == OWNER and not hs.escaped and not owner.on_entry:
+        return Dead(hs.story, _kind(hs.tag))  # a local owner: it dies when the callee returns
+    return Alive()
 
 
-def outcome_of(st: PathState, params: list[str], fields: dict[str, int], self_name: str | None) -> Outcome:
+def _kind(tag: str) -> str:
+    """An owner's kind, for messages: its tag, or "buffer" for host memory."""
+    return "buffer" if tag.startswith("buffer:") else tag or "owner"
+
+
+def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_name: str | None) -> Outcome:
     """Project an exit state of the callee onto what its callers can see."""
     n = len(params)
-    conds = tuple((i, st.conds[p]) for i, p in enumerate(params) if p in st.conds and st.env.get(p) == -(i + 1))
+    conds = tuple((i, st.conds[p]) for i, p in enumerate(params) if p in st.conds and st.env.get(p) is Param.of(i))
     ret_value = st.env.get(RETURN_KEY)
     returned = tuple(o for o in _objects(ret_value))
 
     def owner(hs: HState) -> OwnerDesc:
         return describe_owner(hs.owner, st, returned, n, None)
 
-    ps = tuple((i, st.heap[-(i + 1)], owner(st.heap[-(i + 1)])) for i in range(n) if -(i + 1) in st.heap)
+    on_entry = [(i, st.heap.get(Param.of(i))) for i in range(n)]
+    ps = tuple((i, hs, owner(hs)) for i, hs in on_entry if hs is not None)
     fs = tuple((attr, st.heap[obj], owner(st.heap[obj])) for attr, obj in sorted(fields.items()) if obj in st.heap)
     rebinds: list[tuple[str, ValueDesc]] = []
     if self_name is not None:
@@ -124,7 +165,7 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, int], self_na
         for key, v in sorted(st.env.items(), key=lambda kv: kv[0]):
             if key.startswith(prefix):
                 attr = key[len(prefix) :]
-                if fields.get(attr) != v:
+                if fields.get(attr) is not v:
                     rebinds.append((attr, describe_value(v, st, fields, n)))
     ret = describe_value(ret_value, st, fields, n)
     return Outcome(conds, ps, fs, tuple(rebinds), ret)

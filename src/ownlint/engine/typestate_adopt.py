@@ -10,8 +10,9 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.models import Adopt, Borrow
-from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
-from ownlint.engine.typestate_base import RawViolation, _inner, _objects_in, _via
+from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.typestate_base import RawViolation, _inner, _via
+from ownlint.engine.values import Const, Dict, Obj, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.state import PathState
@@ -27,10 +28,10 @@ class AdoptEval:
         st: PathState
 
         def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
-        def forget(self, obj: int) -> None: ...
+        def forget(self, obj: Obj) -> None: ...
         def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool: ...
-        def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> int: ...
-        def refs(self, obj: int) -> bool: ...
+        def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> Obj: ...
+        def refs(self, obj: Obj) -> bool: ...
         def use(
             self,
             value: Val,
@@ -49,15 +50,17 @@ class AdoptEval:
         for a, v in args:
             if a.keyword is not None and a.keyword.value in own.keywords:
                 value, given = v, True
-        if not given and isinstance(first, tuple) and first and first[0] == "dict":
-            for k, v in first[1]:
+        if not given and type(first) is Dict:
+            for k, v in first.items:
                 if k in own.fields:
                     value, given = v, True
         if not given:
             return "transfer"
         word = None
-        if isinstance(value, tuple) and value and value[0] in ("const", "sym") and isinstance(value[1], str):
-            word = value[1].rpartition(".")[2]
+        if type(value) is Const and isinstance(value.value, str):
+            word = value.value.rpartition(".")[2]
+        elif type(value) is Sym:
+            word = value.name.rpartition(".")[2]
         if word in own.keep:
             return "keep"
         if word in own.transfer:
@@ -78,14 +81,14 @@ class AdoptEval:
         spelled_node: cst.CSTNode = positional[adopt.handle][0].value
         first = positional[adopt.handle][1]
         handle = first
-        record = isinstance(first, tuple) and bool(first) and first[0] == "dict"
-        if record:
-            handle = next((v for k, v in first[1] if k in adopt.ownership.handle_fields), None)  # type: ignore[index]
+        record = type(first) is Dict
+        if type(first) is Dict:
+            handle = next((v for k, v in first.items if k in adopt.ownership.handle_fields), None)
         interop = (
             self.guarded(qualified, adopt.ownership.guard_modules)
             or record
             or any(a.keyword is not None and a.keyword.value in adopt.ownership.keywords for a, _ in args)
-            or any(self.st.heap.get(o, HState(LIVE)).tag == "native" for o in _objects_in(handle))
+            or any(self.st.heap.get(o, HState(LIVE)).tag == "native" for o in objects_in(handle))
         )
         if not interop:
             return None
@@ -93,7 +96,7 @@ class AdoptEval:
         mode = self.ownership_of(adopt, first, args)
         owner = self.new_owner(node, adopt.owner_kind, "made here")
         spelled = spelled_node
-        for obj in _objects_in(handle):
+        for obj in objects_in(handle):
             hs = self.st.heap.get(obj, HState(LIVE))
             if hs.reported:
                 continue
@@ -115,8 +118,8 @@ class AdoptEval:
 
     def transfer(
         self,
-        obj: int,
-        owner: int,
+        obj: Obj,
+        owner: Obj,
         node: cst.CSTNode,
         spelled: str | cst.CSTNode,
         via: Summary | None = None,
@@ -139,7 +142,7 @@ class AdoptEval:
 
     def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val:
         """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
-        objs = _objects_in(owner_val)
+        objs = objects_in(owner_val)
         self.use(owner_val, node, spelled)
         if len(objs) != 1:
             return None
@@ -163,7 +166,7 @@ class AdoptEval:
             return None
         if hs.owner is not None and hs.kind == OWNER:
             return hs.owner  # made with keep: the application's own handle
-        result = self.fa.site_object(node, 1)
+        result = self.fa.site_object(node, "adopted")
         self.forget(result)
         self.st.heap[result] = HState(
             BORROWED, False, (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),), owner=owner

@@ -12,7 +12,7 @@ import libcst as cst
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
 from ownlint.engine.models import ModelSet
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine.state import LIVE, MAX_PATHS, HState, PathState, StateSet, Step, Val
+from ownlint.engine.state import LIVE, MAX_PATHS, HState, PathState, StateSet, Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
     BudgetExceeded,
@@ -25,6 +25,7 @@ from ownlint.engine.typestate_base import (
     literal,
 )
 from ownlint.engine.typestate_eval import _Eval
+from ownlint.engine.values import Const, Field, Obj, Param, Site, Val
 from ownlint.engine.walk import walk
 
 
@@ -44,7 +45,7 @@ class FunctionAnalysis:
         self.unit = unit
         self.name = name
         self.resolver = resolver
-        self.fields: dict[str, int] = {}  # self.x read before any write -> its object
+        self.fields: dict[str, Obj] = {}  # self.x read before any write -> its object
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
         # `global` / `nonlocal` names (none to look for where the text has neither word)
@@ -55,7 +56,7 @@ class FunctionAnalysis:
         self.names = unit.names
         self.params = params
         self.self_name = self_name
-        self.sites: dict[tuple[int, int], int] = {}
+        self.sites: dict[tuple[int, str, int | str], Site] = {}
         self.violations: list[RawViolation] | None = None  # where `report` collects, while `run` runs
         self.at: cst.CSTNode | None = None  # the statement of the element being run
         self.solution: Solution[StateSet] | None = None
@@ -64,7 +65,7 @@ class FunctionAnalysis:
 
     # -- driver ------------------------------------------------------------
     def initial(self) -> StateSet:
-        env: dict[str, Val] = {p: -(i + 1) for i, p in enumerate(self.params)}
+        env: dict[str, Val] = {p: Param.of(i) for i, p in enumerate(self.params)}
         return StateSet.of([PathState(env, {}, {})])
 
     # Budgets. The states kept at a block grow with the names a function binds
@@ -157,10 +158,10 @@ class FunctionAnalysis:
 
         return make
 
-    def field_object(self, attr: str) -> int:
+    def field_object(self, attr: str) -> Obj:
         obj = self.fields.get(attr)
         if obj is None:
-            obj = self.fields[attr] = -(10_000 + len(self.fields))
+            obj = self.fields[attr] = Field.of(attr)
         return obj
 
     @property
@@ -246,11 +247,11 @@ class FunctionAnalysis:
             test = test.target
         lit = literal(test)
         if lit is not None:
-            return st if bool(lit[1]) == want else None
+            return st if bool(lit.value) == want else None
         if type(test) is cst.Name:
             val = st.env.get(test.value, self.unit.constants.get(test.value))
-            if isinstance(val, tuple) and val and val[0] == "const":
-                return st if bool(val[1]) == want else None
+            if type(val) is Const:
+                return st if bool(val.value) == want else None
             key = test.value
         elif (
             type(test) is cst.Comparison
@@ -314,7 +315,7 @@ class FunctionAnalysis:
         st: PathState,
         code: str,
         node: cst.CSTNode,
-        obj: int,
+        obj: Obj,
         handle: str | cst.CSTNode | None,  # a node is rendered only when the finding is kept
         facts: tuple[tuple[str, str], ...] = (),
         extra: tuple[Step, ...] = (),
@@ -327,11 +328,13 @@ class FunctionAnalysis:
                 RawViolation(code, self.unit.index, node, text, facts, hs.story + extra, stmt=self.at)
             )
 
-    def site_object(self, node: cst.CSTNode, slot: int = 0) -> int:
-        key = (id(node), slot)
+    def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Site:
+        """The object `node` makes in `role` (the `index`-th of its kind there):
+        the same one each time the path passes the node (recency: `forget`)."""
+        key = (id(node), role, index)
         obj = self.sites.get(key)
         if obj is None:
-            obj = self.sites[key] = len(self.sites)
+            obj = self.sites[key] = Site(len(self.sites))
         return obj
 
     def step_of(self, node: cst.CSTNode, label: str) -> Step:

@@ -19,8 +19,9 @@ from ownlint.engine import domain
 from ownlint.engine.cfg import CFG
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
-from ownlint.engine.state import PathState, Step, Val, objects_in
+from ownlint.engine.state import PathState, Step
 from ownlint.engine.summaries import Summary
+from ownlint.engine.values import Const, Dict, Obj, Ref, Seq, Val, objects_in
 from ownlint.engine.walk import names_used, statements, walk
 
 # Finds the summary of the project function a call reaches, or None.
@@ -108,12 +109,12 @@ def fold(op: cst.BaseBinaryOp, a: object, b: object) -> Val:
     return None
 
 
-def literal(node: cst.BaseExpression) -> tuple[Any, ...] | None:
+def literal(node: cst.BaseExpression) -> Const | None:
     """The value of a literal number or string; None for anything else."""
     kind = type(node)
     if kind is cst.Integer:
         try:
-            return ("const", int(node.value, 0))  # type: ignore[attr-defined]
+            return Const(int(node.value, 0))  # type: ignore[attr-defined]
         except ValueError:
             pass  # "010" and the like: literal_eval says what Python says
     elif kind is cst.SimpleString:
@@ -121,27 +122,27 @@ def literal(node: cst.BaseExpression) -> tuple[Any, ...] | None:
         if len(text) >= 6 and text[:3] in ('"""', "'''"):  # no prefix (libcst checked the closing quotes)
             inner = text[3:-3]  # a docstring, say: its text, unless an escape or a CR needs Python's reading
             if "\\" not in inner and "\r" not in inner:
-                return ("const", inner)
+                return Const(inner)
         elif len(text) >= 2 and text[0] == text[-1] in "'\"":
             inner = text[1:-1]  # no prefix, and one quote each side: a plain string
             if text[0] not in inner and "\\" not in inner:
-                return ("const", inner)  # nothing to unescape, the common case: no parse needed
+                return Const(inner)  # nothing to unescape, the common case: no parse needed
     if type(node) is cst.Integer or type(node) is cst.Float or type(node) is cst.Imaginary:
         try:
-            return ("const", ast.literal_eval(node.value))
+            return Const(ast.literal_eval(node.value))
         except (ValueError, SyntaxError):
             return None
     if type(node) is cst.SimpleString:
         try:
             if "\\" not in node.value:
-                return ("const", ast.literal_eval(node.value))
+                return Const(ast.literal_eval(node.value))
             with warnings.catch_warnings():  # an invalid escape is the user's business, not ownlint's output
                 warnings.simplefilter("ignore")
-                return ("const", ast.literal_eval(node.value))
+                return Const(ast.literal_eval(node.value))
         except (ValueError, SyntaxError):
             return None
     if type(node) is cst.Name and node.value in ("True", "False", "None"):
-        return ("const", {"True": True, "False": False, "None": None}[node.value])
+        return Const({"True": True, "False": False, "None": None}[node.value])
     return None
 
 
@@ -162,17 +163,16 @@ def target_key(node: cst.CSTNode, self_name: str | None) -> str | None:
 _objects_in = objects_in
 
 
-def _without(v: Val, obj: int) -> Val:
+def _without(v: Val, obj: Obj) -> Val:
     """`v` with every occurrence of `obj` forgotten."""
-    if v == obj and isinstance(v, int):
+    if v is obj:
         return None
-    if isinstance(v, tuple) and v:
-        if v[0] == "seq":
-            return ("seq", tuple(_without(x, obj) for x in v[1]))
-        if v[0] == "dict":
-            return ("dict", tuple((k, _without(x, obj)) for k, x in v[1]))
-        if v[0] == "ref":
-            return ("ref", v[1], _without(v[2], obj), *v[3:])
+    if type(v) is Seq:
+        return Seq(tuple(_without(x, obj) for x in v.items))
+    if type(v) is Dict:
+        return Dict(tuple((k, _without(x, obj)) for k, x in v.items))
+    if type(v) is Ref:
+        return Ref(v.key, _without(v.value, obj), v.how)
     return v
 
 
@@ -207,9 +207,7 @@ def _names_in(node: cst.CSTNode) -> set[str]:
 
 
 def _deref(v: Val) -> Val:
-    if isinstance(v, tuple) and v and v[0] == "ref":
-        return v[2]  # type: ignore[no-any-return]
-    return v
+    return v.value if type(v) is Ref else v
 
 
 def _index(i: int, n: int) -> int | None:
@@ -245,17 +243,17 @@ class Analysis(Protocol):
     FORK_BUDGET: int
 
     def over_budget(self) -> None: ...
-    def field_object(self, attr: str) -> int: ...
+    def field_object(self, attr: str) -> Obj: ...
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None: ...
     def report(
         self,
         st: PathState,
         code: str,
         node: cst.CSTNode,
-        obj: int,
+        obj: Obj,
         handle: str | cst.CSTNode | None,  # a node is rendered only when the finding is kept
         facts: tuple[tuple[str, str], ...] = (),
         extra: tuple[Step, ...] = (),
     ) -> None: ...
-    def site_object(self, node: cst.CSTNode, slot: int = 0) -> int: ...
+    def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Obj: ...
     def step_of(self, node: cst.CSTNode, label: str) -> Step: ...

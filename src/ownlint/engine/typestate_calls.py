@@ -4,13 +4,14 @@ one object: use, free, create."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ownlint.engine.models import Adopt, Borrow, MapCall
-from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
-from ownlint.engine.typestate_base import _deref, _index, _inner, _objects_in, _via, target_key
+from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.typestate_base import _deref, _index, _inner, _via, target_key
+from ownlint.engine.values import Addr, BufRef, Dict, Mapping, Obj, Prop, Ref, Seq, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.models import ModelSet
@@ -39,18 +40,16 @@ class CallEval:
         def bind(self, key: str, value: Val) -> None: ...
         def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val: ...
         def check_chain(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None: ...
-        def check_mapping(
-            self, node: cst.CSTNode, mapping: tuple[Any, ...], via: Summary | None = None
-        ) -> tuple[Any, ...]: ...
+        def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping: ...
         def consume_capsule(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool: ...
         def escape(self, value: Val) -> None: ...
         def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
         def expr(self, node: cst.BaseExpression) -> Val: ...
-        def forget(self, obj: int) -> None: ...
+        def forget(self, obj: Obj) -> None: ...
         def interop_call(
             self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
         ) -> tuple[bool, Val]: ...
-        def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> tuple[Any, ...] | None: ...
+        def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> Mapping | None: ...
         def memory_call(
             self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]]
         ) -> tuple[bool, Val]: ...
@@ -58,7 +57,7 @@ class CallEval:
         def provenance(
             self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
         ) -> Val: ...
-        def refs(self, obj: int) -> bool: ...
+        def refs(self, obj: Obj) -> bool: ...
 
     # -- calls ---------------------------------------------------------------
     def expr_Call(self, node: cst.Call) -> Val:
@@ -71,7 +70,7 @@ class CallEval:
         if qualified in models.out_parameter and node.args:
             arg = node.args[0].value
             how = "pointer" if qualified in models.memory.keeps_alive else "byref"
-            return ("ref", target_key(arg, fa.self_name), self.expr(arg), how)
+            return Ref(target_key(arg, fa.self_name), self.expr(arg), how)
         receiver: Val = None
         receiver_store = False
         on_self = False
@@ -80,7 +79,7 @@ class CallEval:
             receiver = self.expr(node.func.value)  # the receiver is evaluated, not used
             receiver_store = node.func.attr.value in models.store_methods
             on_self = type(node.func.value) is cst.Name and node.func.value.value == fa.self_name
-            if isinstance(receiver, tuple) and receiver and receiver[0] == "sym":
+            if type(receiver) is Sym:
                 method = False  # `lz.get_native(...)`: a module's function, not a method
         elif type(node.func) is not cst.Name:
             self.expr(node.func)
@@ -89,7 +88,7 @@ class CallEval:
             if not args:
                 return None
             first = args[0][1]
-            if isinstance(first, tuple) and first and first[0] in ("ref", "bufref", "addr"):
+            if type(first) is Ref or type(first) is BufRef or type(first) is Addr:
                 return first  # a cast of a pointer is the same pointer
             return _deref(first)
         handled, value = self.memory_call(node, qualified, receiver, args)
@@ -126,12 +125,12 @@ class CallEval:
                 self.escape(v)
             return self.apply(summary, node, receiver if on_self else None, args)
         positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
-        consumed: set[int] = set()
+        consumed: set[int] = set()  # positions of arguments the model accounts for
         result: Val = None
         mapping = None
         if model is not None:
             if model.record:
-                return ("dict", tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
+                return Dict(tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
             self.check_chain(node, args)
             if model.maps is not None:
                 mapping = self.mapping_of(model.maps, args)
@@ -165,13 +164,13 @@ class CallEval:
             result = self.new_owner(node, model.owner_kind, "made here")
         last = qualified.rpartition(".")[2]
         if last in self.models.forbidden:
-            return ("prop", last)
-        if result is None and model is None and any(isinstance(v, tuple) and v and v[0] == "prop" for _, v in args):
-            return ("seq", tuple(v for a, v in args if a.keyword is None))  # a property list
+            return Prop(last)
+        if result is None and model is None and any(type(v) is Prop for _, v in args):
+            return Seq(tuple(v for a, v in args if a.keyword is None))  # a property list
         return self.provenance(node, qualified, args, result, capsule_in)
 
     def is_owner(self, value: Val) -> bool:
-        objs = _objects_in(value)
+        objs = objects_in(value)
         return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).kind in (OWNER, OWNER_DEAD)
 
     def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool:
@@ -180,8 +179,8 @@ class CallEval:
         words = (*modules, *self.fa.interop_modules)
         return any(w in module for w in words)
 
-    def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> int:
-        obj = self.fa.site_object(node, 0)
+    def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> Obj:
+        obj = self.fa.site_object(node, "result")
         self.forget(obj)
         self.st.heap[obj] = HState(OWNER, False, (self.fa.step_of(node, f"{kind} {label}"),), tag=kind)
         return obj
@@ -197,7 +196,7 @@ class CallEval:
     ) -> None:
         if value is None:  # most values: nothing tracked
             return
-        for obj in _objects_in(value):
+        for obj in objects_in(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.reported:
                 continue
@@ -210,7 +209,7 @@ class CallEval:
                     self.fa.report(self.st, "OWN102", node, obj, spelled, _via(via), extra)
                 elif hs.kind == TRANSFERRED:
                     self.fa.report(self.st, "OWN101", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
-            elif obj < 0 and (hs is None or hs.first is None):
+            elif obj.on_entry and (hs is None or hs.first is None):
                 self.st.heap[obj] = (hs or HState(LIVE)).with_first("use", self.fa.step_of(node, "used here"))
 
     def free(
@@ -221,7 +220,7 @@ class CallEval:
         via: Summary | None = None,
         inner: Step | None = None,
     ) -> None:
-        for obj in _objects_in(value):
+        for obj in objects_in(value):
             hs = self.st.heap.get(obj, HState(LIVE))
             if hs.reported:
                 continue
@@ -239,16 +238,16 @@ class CallEval:
             where = inner if inner is not None else self.fa.step_of(node, "")
             label = f"freed here, inside `{via.name}`" if via is not None else "first freed here"
             step = Step(where.unit, where.node, label, where.stmt)
-            if obj < 0:
+            if obj.on_entry:
                 hs = hs.with_first("free", step)
             self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
 
-    def create(self, value: Val, node: cst.Call, kind: str, slot: int) -> int | None:
-        if not (isinstance(value, tuple) and value and value[0] == "ref" and value[1] is not None):
+    def create(self, value: Val, node: cst.Call, kind: str, out: int) -> Obj | None:
+        if type(value) is not Ref or value.key is None:
             return None
-        obj = self.fa.site_object(node, slot)
+        obj = self.fa.site_object(node, "created", out)
         self.forget(obj)
         verb = "allocated" if kind == "memory" else "created"
         self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
-        self.bind(value[1], obj)
+        self.bind(value.key, obj)
         return obj

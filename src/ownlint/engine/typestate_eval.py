@@ -16,13 +16,13 @@ import libcst as cst
 
 from ownlint.engine.interop import InteropEval
 from ownlint.engine.memory import MemoryEval
-from ownlint.engine.state import Val
 from ownlint.engine.typestate_adopt import AdoptEval
 from ownlint.engine.typestate_base import literal
 from ownlint.engine.typestate_calls import CallEval
 from ownlint.engine.typestate_exprs import ExprEval
 from ownlint.engine.typestate_names import NamesEval
 from ownlint.engine.typestate_replay import ReplayEval
+from ownlint.engine.values import Val
 
 if TYPE_CHECKING:
     from ownlint.engine.state import PathState

@@ -12,8 +12,9 @@ import libcst as cst
 
 from ownlint.engine import domain
 from ownlint.engine.cfg import may_raise, source_of
-from ownlint.engine.state import BORROWED, FREED, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
-from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, _objects_in, fold, literal, target_key
+from ownlint.engine.state import BORROWED, FREED, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
+from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Struct, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.models import ModelSet
@@ -33,12 +34,12 @@ class ExprEval:
 
         def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
         def bind_target(self, target: cst.CSTNode, value: Val) -> None: ...
-        def chain(self, v: Val) -> list[tuple[Val, Val]]: ...
+        def chain(self, v: Val) -> list[tuple[Struct, Val]]: ...
         def dangling_link(self, link: Val, leaving: set[str] | None) -> bool: ...
         def escape(self, value: Val) -> None: ...
         def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
         def expr(self, node: cst.BaseExpression) -> Val: ...
-        def forget(self, obj: int) -> None: ...
+        def forget(self, obj: Obj) -> None: ...
         def is_buffer(self, v: Val) -> bool: ...
         def memory_attribute(self, node: cst.Attribute, base: Val) -> tuple[bool, Val]: ...
         def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]: ...
@@ -70,7 +71,7 @@ class ExprEval:
         if node.value in self.fa.unit.constants:
             return self.fa.unit.constants[node.value]
         if node.value in self.fa.names.imports:
-            return ("sym", self.fa.names.imports[node.value])
+            return Sym(self.fa.names.imports[node.value])
         return None
 
     def expr_Attribute(self, node: cst.Attribute) -> Val:
@@ -87,12 +88,12 @@ class ExprEval:
             qualified = self.fa.names.qualify(node)
             if qualified in self.models.memory.page_size:
                 return self.page_size()
-            return ("sym", qualified)
+            return Sym(qualified) if qualified is not None else None
         base = self.expr(node.value)
         handled, value = self.memory_attribute(node, base)
         if handled:
             return value
-        if node.attr.value in self.models.derive_attributes and _objects_in(base):
+        if node.attr.value in self.models.derive_attributes and objects_in(base):
             return base
         return None
 
@@ -110,21 +111,22 @@ class ExprEval:
         handled, value = self.memory_subscript(base, index)
         if handled:
             return value
-        if isinstance(base, int) and self.st.heap.get(base, HState(LIVE)).prov == "explicit":
-            view = self.fa.site_object(node, 7)  # a slice or view keeps the context
+        if isinstance(base, Obj) and self.st.heap.get(base, HState(LIVE)).prov == "explicit":
+            view = self.fa.site_object(node, "view")  # a slice or view keeps the context
             self.forget(view)
             self.st.heap[view] = HState(LIVE, False, self.st.heap[base].story, prov="explicit")
             return view
-        if isinstance(base, int) and not self.is_buffer(base):
+        if isinstance(base, Obj) and not self.is_buffer(base):
             self.use(base, node, node.value)
             return None
-        if isinstance(base, tuple) and base and isinstance(index, tuple) and index and index[0] == "const":
-            if base[0] == "seq" and isinstance(index[1], int) and -len(base[1]) <= index[1] < len(base[1]):
-                return base[1][index[1]]  # type: ignore[no-any-return]
-            if base[0] == "dict":
-                for k, v in base[1]:
-                    if k == index[1]:
-                        return v  # type: ignore[no-any-return]
+        if type(index) is Const:
+            i = index.value
+            if type(base) is Seq and type(i) is int and -len(base.items) <= i < len(base.items):
+                return base.items[i]
+            if type(base) is Dict:
+                for k, v in base.items:
+                    if k == i:
+                        return v
         return None
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Val:
@@ -133,26 +135,17 @@ class ExprEval:
         value = self.arith(node.operator, left, right)
         if value is not None:
             return value
-        if isinstance(left, int) and type(node.operator) in (cst.Add, cst.Subtract):
+        if isinstance(left, Obj) and type(node.operator) in (cst.Add, cst.Subtract):
             return left  # pointer arithmetic derives from the pointer
-        if isinstance(left, tuple) and isinstance(right, tuple) and left and right and left[0] == right[0] == "const":
-            return fold(node.operator, left[1], right[1])
-        if (isinstance(left, tuple) and left and left[0] == "oneof") or (
-            isinstance(right, tuple) and right and right[0] == "oneof"
-        ):
+        if type(left) is Const and type(right) is Const:
+            return fold(node.operator, left.value, right.value)
+        if type(left) is OneOf or type(right) is OneOf:
             options: list[Val] = []
-            for a in left[1] if isinstance(left, tuple) and left and left[0] == "oneof" else (left,):
-                for b in right[1] if isinstance(right, tuple) and right and right[0] == "oneof" else (right,):
+            for a in left.options if type(left) is OneOf else (left,):
+                for b in right.options if type(right) is OneOf else (right,):
                     v = self.arith(node.operator, a, b)
-                    if (
-                        v is None
-                        and isinstance(a, tuple)
-                        and isinstance(b, tuple)
-                        and a
-                        and b
-                        and a[0] == b[0] == "const"
-                    ):
-                        v = fold(node.operator, a[1], b[1])
+                    if v is None and type(a) is Const and type(b) is Const:
+                        v = fold(node.operator, a.value, b.value)
                     if v is None:
                         return None
                     options.append(v)
@@ -161,11 +154,11 @@ class ExprEval:
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Val:
         v = self.expr(node.expression)
-        if isinstance(v, tuple) and v and v[0] == "const":
-            if type(node.operator) is cst.Minus and isinstance(v[1], (int, float)) and not isinstance(v[1], bool):
-                return ("const", -v[1])
+        if type(v) is Const:
+            if type(node.operator) is cst.Minus and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+                return Const(-v.value)
             if type(node.operator) is cst.Not:
-                return ("const", not v[1])
+                return Const(not v.value)
         return None
 
     def branch(self, node: cst.CSTNode, test: cst.BaseExpression, n: int = 2) -> int:
@@ -206,7 +199,7 @@ class ExprEval:
             a, b = self.expr(node.body), self.expr(node.orelse)
             if a == b:
                 return a
-            if all(isinstance(x, tuple) and x and x[0] in ("const", "lin", "oneof") for x in (a, b)):
+            if all(type(x) is Const or type(x) is Lin or type(x) is OneOf for x in (a, b)):
                 return domain.oneof((a, b))  # sizes and the like: checks need every one to fail
             return None
         if self.branch(node, node.test) == 0:
@@ -230,7 +223,7 @@ class ExprEval:
         for el in elements:
             vals.append(self.expr(el.value))
             starred = starred or type(el) is cst.StarredElement
-        return None if starred else ("seq", tuple(vals))
+        return None if starred else Seq(tuple(vals))
 
     def expr_Dict(self, node: cst.Dict) -> Val:
         items = []
@@ -239,14 +232,14 @@ class ExprEval:
             if type(el) is cst.DictElement:
                 k = self.expr(el.key)
                 v = self.expr(el.value)
-                if isinstance(k, tuple) and k and k[0] == "const":
-                    items.append((k[1], v))
+                if type(k) is Const:
+                    items.append((k.value, v))
                 else:
                     known = False
             else:
                 self.expr(el.value)
                 known = False
-        return ("dict", tuple(items)) if known else None
+        return Dict(tuple(items)) if known else None
 
     def expr_Lambda(self, node: cst.Lambda) -> Val:
         self.capture(node)
@@ -272,12 +265,12 @@ class ExprEval:
             self.expr(node.value.item)
         return None
 
-    def returned_memory(self, value: Val, node: cst.Return, returned: set[int]) -> None:
+    def returned_memory(self, value: Val, node: cst.Return, returned: set[Obj]) -> None:
         """A returned descriptor linking to a local (OWN305), or a returned live
         mapping of a local buffer that dies with the frame (OWN304)."""
         leaving = {k for k in self.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
         for struct, _ in self.chain(value):
-            link = dict(struct[2]).get(self.models.memory.chain_field)  # type: ignore[index]
+            link = struct.get(self.models.memory.chain_field)
             if self.dangling_link(link, leaving):
                 self.report_plain("OWN305", node, source_of(node.value) if node.value else None)
                 break
@@ -286,10 +279,10 @@ class ExprEval:
             m = hs.mapping if hs is not None else None
             if hs is None or m is None or hs.kind == FREED or hs.reported:
                 continue
-            if isinstance(m[0], tuple) and m[0] and m[0][0] == "addr":
-                buf = m[0][1]
+            if type(m.address) is Addr and isinstance(m.address.buffer, Obj):
+                buf = m.address.buffer
                 bh = self.st.heap.get(buf)
-                if bh is not None and bh.kind == OWNER and not bh.escaped and buf >= 0 and buf not in returned:
+                if bh is not None and bh.kind == OWNER and not bh.escaped and not buf.on_entry and buf not in returned:
                     self.report_plain(
                         "OWN304",
                         node,
@@ -301,7 +294,7 @@ class ExprEval:
     def returned(self, value: Val, node: cst.Return) -> None:
         """`return value`: a borrowed or transferred handle whose local owner dies
         with this frame dangles in the caller (OWN102)."""
-        returned = set(_objects_in(value))
+        returned = set(objects_in(value))
         self.escapes_task(node, value, "return")
         self.returned_memory(value, node, returned)
         for obj in returned:
@@ -309,7 +302,7 @@ class ExprEval:
             if hs is None or hs.reported or hs.kind not in (BORROWED, TRANSFERRED) or hs.owner is None:
                 continue
             owner = self.st.heap.get(hs.owner)
-            if owner is None or hs.owner < 0 or hs.owner in returned:
+            if owner is None or hs.owner.on_entry or hs.owner in returned:
                 continue
             if owner.kind == OWNER_DEAD or (owner.kind == OWNER and not owner.escaped):
                 step = self.fa.step_of(node, "its owner dies when the function returns")

@@ -10,9 +10,10 @@ import libcst as cst
 
 from ownlint.engine import domain
 from ownlint.engine.memvalues import parse_tag
-from ownlint.engine.state import OWNER, OWNER_DEAD, Val
+from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.summaries import RETURN_KEY
-from ownlint.engine.typestate_base import _match_captures, _mentions, _objects_in, _without, target_key
+from ownlint.engine.typestate_base import _match_captures, _mentions, _without, target_key
+from ownlint.engine.values import Addr, AIface, BufRef, Lin, Mapping, Obj, Seq, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.state import PathState
@@ -36,7 +37,7 @@ class NamesEval:
     # -- names ---------------------------------------------------------------
     def bind(self, key: str, value: Val) -> None:
         st = self.st
-        if isinstance(value, tuple) and not domain.fits(value):
+        if not domain.fits(value):
             self.escape(value)  # forgotten: whatever it held may be held elsewhere
             value = None
         st.conds.pop(key, None)
@@ -49,15 +50,15 @@ class NamesEval:
         if old is not None and old != value:
             self.drop(old, f"`{key}`", "deleted" if value is None else "rebound")
 
-    def refs(self, obj: int) -> bool:
+    def refs(self, obj: Obj) -> bool:
         """Whether a local name (or `self.x`) still holds `obj`."""
-        return any(obj in _objects_in(v) for k, v in self.st.env.items() if k != RETURN_KEY)
+        return any(obj in objects_in(v) for k, v in self.st.env.items() if k != RETURN_KEY)
 
     def drop(self, old: Val, name: str, how: str = "deleted") -> None:
         """A reference went away: an owner nobody else may hold dies here."""
-        for obj in _objects_in(old):
+        for obj in objects_in(old):
             hs = self.st.heap.get(obj)
-            if hs is not None and hs.kind == OWNER and not hs.escaped and obj >= 0 and not self.refs(obj):
+            if hs is not None and hs.kind == OWNER and not hs.escaped and not obj.on_entry and not self.refs(obj):
                 if parse_tag(hs.tag) is not None:
                     self.release_buffer(obj, self.site, how, name.strip("`"))
                 else:
@@ -67,7 +68,7 @@ class NamesEval:
         """Something outside the locals may now hold the owners in `value`."""
         if value is None:  # most values: nothing tracked
             return
-        for obj in _objects_in(value):
+        for obj in objects_in(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped:
                 self.st.heap[obj] = hs.but(escaped=True)
@@ -77,7 +78,7 @@ class NamesEval:
         if key is not None:
             if value is None:
                 # an unknown value is still one value: freeing it twice is a double free
-                value = self.fa.site_object(target, 2)
+                value = self.fa.site_object(target, "unknown")
                 self.forget(value)
             if "." in key:
                 self.escape(value)  # `self.x` outlives the method
@@ -87,7 +88,7 @@ class NamesEval:
             self.bind(key, value)
             return
         if type(target) is cst.Tuple or type(target) is cst.List:
-            elems = value[1] if isinstance(value, tuple) and value and value[0] == "seq" else None
+            elems = value.items if type(value) is Seq else None
             for i, el in enumerate(target.elements):
                 sub = elems[i] if elems is not None and i < len(elems) and type(el) is not cst.StarredElement else None
                 inner = el.value
@@ -107,8 +108,8 @@ class NamesEval:
                 if isinstance(child, (cst.MatchAs, cst.MatchStar, cst.MatchPattern)):
                     self.bind_target(child, None)
                 else:
-                    for sub in _match_captures(child):
-                        self.bind(sub, None)
+                    for captured in _match_captures(child):
+                        self.bind(captured, None)
             return
         # a field of a local descriptor, or something stored away
         if type(target) is cst.Attribute and self.set_field(target, value):
@@ -165,39 +166,34 @@ class NamesEval:
         elif type(target) is cst.Subscript:
             self.expr(target.value)
 
-    def forget(self, obj: int) -> None:
+    def forget(self, obj: Obj) -> None:
         """Recency: a site makes `obj` again, so names holding the old one forget it."""
         st = self.st
         st.heap.pop(obj, None)
         for k, v in list(st.env.items()):
             if v is None:
                 continue
-            if isinstance(v, int):  # most values: one object (as _objects_in and _without have it)
-                if v == obj:
+            if isinstance(v, Obj):  # most values: one object (as objects_in and _without have it)
+                if v is obj:
                     del st.env[k]
                 continue
-            if obj in _objects_in(v):
+            if obj in objects_in(v):
                 nv = _without(v, obj)
                 if nv is None:
                     del st.env[k]
                 else:
                     st.env[k] = nv
-            elif isinstance(v, tuple) and v and v[0] in ("addr", "bufref", "aiface") and v[1] == obj:
+            elif (type(v) is Addr or type(v) is BufRef or type(v) is AIface) and v.buffer is obj:
                 del st.env[k]
-        symbol = f"#{obj}"
+        symbol = obj.symbol
         for o, hs in list(st.heap.items()):
             m = hs.mapping
             if m is None:
                 continue
-            addr, size = m[0], m[1]
-            if (
-                isinstance(addr, tuple)
-                and addr
-                and addr[0] == "addr"
-                and (addr[1] == obj or _mentions(addr[2], symbol))
-            ):
+            addr, size = m.address, m.size
+            if type(addr) is Addr and (addr.buffer is obj or _mentions(addr.offset, symbol)):
                 addr = None
-            if isinstance(size, tuple) and size and size[0] == "lin" and _mentions(size[1], symbol):
+            if type(size) is Lin and _mentions(size.form, symbol):
                 size = None
-            if (addr, size) != (m[0], m[1]):
-                st.heap[o] = hs.but(mapping=(addr, size, *m[2:]))
+            if (addr, size) != (m.address, m.size):
+                st.heap[o] = hs.but(mapping=Mapping(addr, size, m.read_only_flag, m.address_checked, m.size_checked))

@@ -5,15 +5,26 @@ materialize what it returns), as a mixin of the evaluator
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ownlint.engine import linear
 from ownlint.engine.memvalues import addr_value
-from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step, Val
-from ownlint.engine.summaries import EMPTY_OUTCOME, Outcome
-from ownlint.engine.typestate_base import _Dead, _Fork, _inner, _objects_in, _via
+from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.summaries import (
+    EMPTY_OUTCOME,
+    Dead,
+    Fresh,
+    FromField,
+    FromParam,
+    Outcome,
+    OwnerDesc,
+    Returned,
+    ValueDesc,
+)
+from ownlint.engine.typestate_base import _Dead, _Fork, _inner, _via
+from ownlint.engine.values import Addr, Const, Mapping, Obj, Param, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.state import PathState
@@ -30,10 +41,8 @@ class ReplayEval:
         st: PathState
 
         def bind(self, key: str, value: Val) -> None: ...
-        def check_mapping(
-            self, node: cst.CSTNode, mapping: tuple[Any, ...], via: Summary | None = None
-        ) -> tuple[Any, ...]: ...
-        def forget(self, obj: int) -> None: ...
+        def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping: ...
+        def forget(self, obj: Obj) -> None: ...
         def free(
             self,
             value: Val,
@@ -45,8 +54,8 @@ class ReplayEval:
         def is_buffer(self, v: Val) -> bool: ...
         def transfer(
             self,
-            obj: int,
-            owner: int,
+            obj: Obj,
+            owner: Obj,
             node: cst.CSTNode,
             spelled: str | cst.CSTNode,
             via: Summary | None = None,
@@ -83,32 +92,32 @@ class ReplayEval:
             expr = bound.get(i, (None, None))[0]
             if type(expr) is cst.Name:
                 self.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
-        ret = self.materialize(outcome.ret, bound, node, summary, 0)
+        ret = self.materialize(outcome.ret, bound, node, summary, "return")
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
             spelled = expr if expr is not None else summary.params[i]
-            self.replay(effect, owner, value, ret, bound, node, spelled, summary, 2000 + i)
+            self.replay(effect, owner, value, ret, bound, node, spelled, summary, f"parameter {i}")
         caller_self = self.fa.self_name
         if caller_self is not None and receiver is not None:
             for attr, effect, owner in outcome.fields:
                 key = f"{caller_self}.{attr}"
                 if key not in self.st.env:
                     self.st.env[key] = self.fa.field_object(attr)
-                self.replay(effect, owner, self.st.env[key], ret, bound, node, key, summary, 3000)
+                self.replay(effect, owner, self.st.env[key], ret, bound, node, key, summary, f"field {attr}")
             for attr, desc in outcome.rebinds:
-                self.bind(f"{caller_self}.{attr}", self.materialize(desc, bound, node, summary, 1 + len(attr)))
+                self.bind(f"{caller_self}.{attr}", self.materialize(desc, bound, node, summary, f"field {attr}"))
         return ret
 
     def substitute(self, v: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]]) -> Val:
         """A callee's value in terms of its parameters, in the caller's terms."""
-        if isinstance(v, int) and v < 0 and -v - 1 in bound:
-            return bound[-v - 1][1]
-        if isinstance(v, tuple) and v and v[0] == "addr" and isinstance(v[1], int) and v[1] < 0:
-            outer = bound.get(-v[1] - 1, (None, None))[1]
+        if type(v) is Param and v.index in bound:
+            return bound[v.index][1]
+        if type(v) is Addr and type(v.buffer) is Param:
+            outer = bound.get(v.buffer.index, (None, None))[1]
             if self.is_buffer(outer):
-                return ("addr", outer, v[2])
-            if isinstance(outer, tuple) and outer and outer[0] == "addr" and outer[2] is not None and v[2] is not None:
-                return addr_value(outer[1], linear.add(outer[2], v[2]))
+                return Addr(outer, v.offset)
+            if type(outer) is Addr and outer.offset is not None and v.offset is not None:
+                return addr_value(outer.buffer, linear.add(outer.offset, v.offset))
             return None
         return v
 
@@ -130,7 +139,7 @@ class ReplayEval:
             elif a.keyword.value in summary.params:
                 bound[summary.params.index(a.keyword.value)] = (a.value, v)
         for i, default in summary.defaults:
-            bound.setdefault(i, (None, default))  # type: ignore[arg-type]
+            bound.setdefault(i, (None, Const(default)))
         return bound
 
     def consistent(
@@ -139,8 +148,8 @@ class ReplayEval:
         """Whether the caller's knowledge allows the callee's assumptions."""
         for i, truth in outcome.conds:
             expr, value = bound.get(i, (None, None))
-            if isinstance(value, tuple) and value and value[0] == "const":
-                if bool(value[1]) != truth:
+            if type(value) is Const:
+                if bool(value.value) != truth:
                     return False
             elif type(expr) is cst.Name and expr.value in self.st.conds:
                 if self.st.conds[expr.value] != truth:
@@ -150,23 +159,23 @@ class ReplayEval:
     def replay(
         self,
         effect: HState,
-        owner: object,
+        owner: OwnerDesc,
         value: Val,
         ret: Val,
         bound: dict[int, tuple[cst.BaseExpression | None, Val]],
         node: cst.Call,
         spelled: str | cst.CSTNode,
         summary: Summary,
-        slot: int,
+        which: str,
     ) -> None:
-        """Apply what the callee did to one parameter, in its order."""
+        """Apply what the callee did to one parameter (or field: `which`), in its order."""
         if effect.reported:
             return  # a bug wholly inside the callee, reported there
         if effect.first == "use":
             self.use(value, node, spelled, summary, effect.first_step)
         last = effect.story[-1] if effect.story else None
         if effect.kind == CONSUMED:
-            for obj in _objects_in(value):
+            for obj in objects_in(value):
                 hs = self.st.heap.get(obj)
                 if hs is None or hs.tag != "capsule" or hs.reported:
                     continue
@@ -189,8 +198,8 @@ class ReplayEval:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
             self.free(value, node, spelled, summary, where)
         elif effect.kind in (TRANSFERRED, KEPT):
-            owner_obj = self.owner_for(owner, ret, bound, node, slot, summary)
-            for obj in _objects_in(value):
+            owner_obj = self.owner_for(owner, ret, bound, node, which, summary)
+            for obj in objects_in(value):
                 if effect.kind == TRANSFERRED:
                     self.transfer(obj, owner_obj, node, spelled, summary, last)
                 else:
@@ -205,58 +214,66 @@ class ReplayEval:
 
     def owner_for(
         self,
-        desc: object,
+        desc: OwnerDesc,
         ret: Val,
         bound: dict[int, tuple[cst.BaseExpression | None, Val]],
         node: cst.Call,
-        slot: int,
+        which: str,
         summary: Summary,
-    ) -> int:
-        """The caller's object for the owner the callee linked a handle to."""
-        if isinstance(desc, tuple) and desc:
-            if desc[0] == "ret" and isinstance(ret, int):
-                return ret
-            if desc[0] == "param":
-                objs = _objects_in(bound.get(desc[1], (None, None))[1])
-                if len(objs) == 1:
-                    return objs[0]
-            if desc[0] == "dead":
-                obj = self.fa.site_object(node, slot)
-                self.forget(obj)
-                step = self.fa.step_of(node, f"the SYCL object made inside `{summary.name}` dies when it returns")
-                self.st.heap[obj] = HState(OWNER_DEAD, False, desc[1] + (step,))
-                return obj
-        obj = self.fa.site_object(node, slot)  # held somewhere the caller cannot see
+    ) -> Obj:
+        """The caller's object for the owner the callee linked a handle to
+        (the handle the callee handed back as `which`)."""
+        if type(desc) is Returned and isinstance(ret, Obj):
+            return ret
+        if type(desc) is FromParam:
+            objs = objects_in(bound.get(desc.index, (None, None))[1])
+            if len(objs) == 1:
+                return objs[0]
+        if type(desc) is Dead:
+            obj = self.fa.site_object(node, "owner", which)
+            self.forget(obj)
+            step = self.fa.step_of(node, f"the {desc.kind} made inside `{summary.name}` dies when it returns")
+            self.st.heap[obj] = HState(OWNER_DEAD, False, (*desc.story, step))
+            return obj
+        obj = self.fa.site_object(node, "owner", which)  # held somewhere the caller cannot see
         self.forget(obj)
         self.st.heap[obj] = HState(OWNER, escaped=True)
         return obj
 
     def materialize(
         self,
-        desc: object,
+        desc: ValueDesc,
         bound: dict[int, tuple[cst.BaseExpression | None, Val]],
         node: cst.Call,
         summary: Summary,
-        slot: int,
+        which: str,
     ) -> Val:
-        """The caller's value for what the callee handed back."""
-        if not isinstance(desc, tuple):
-            return None
-        if desc[0] == "param":
-            return bound.get(desc[1], (None, None))[1]
-        if desc[0] == "field":
-            key = f"{self.fa.self_name}.{desc[1]}"
+        """The caller's value for what the callee handed back (as `which`: "return", "field x")."""
+        if type(desc) is FromParam:
+            return bound.get(desc.index, (None, None))[1]
+        if type(desc) is FromField:
+            key = f"{self.fa.self_name}.{desc.name}"
             return self.st.env.get(key)
-        if desc[0] == "fresh":
-            hs: HState = desc[1]
-            obj = self.fa.site_object(node, 1000 + slot)
+        if type(desc) is Fresh:
+            hs = desc.state
+            obj = self.fa.site_object(node, "returned", which)
             self.forget(obj)
             step = self.fa.step_of(node, f"returned by `{summary.name}` here")
-            owner = self.owner_for(desc[2], None, bound, node, 4000 + slot, summary) if hs.owner is not None else None
+            owner = (
+                self.owner_for(desc.owner, None, bound, node, f"returned {which}", summary)
+                if hs.owner is not None
+                else None
+            )
             mapping = hs.mapping
             if mapping is not None:
                 # the callee mapped what the caller passed: check it here, with the caller's values
-                mapping = (self.substitute(mapping[0], bound), self.substitute(mapping[1], bound), *mapping[2:])
+                mapping = Mapping(
+                    self.substitute(mapping.address, bound),
+                    self.substitute(mapping.size, bound),
+                    mapping.read_only_flag,
+                    mapping.address_checked,
+                    mapping.size_checked,
+                )
                 mapping = self.check_mapping(node, mapping, summary)
             self.st.heap[obj] = HState(
                 hs.kind, hs.reported, (*hs.story, step), tag=hs.tag, owner=owner, mapping=mapping

@@ -1,0 +1,275 @@
+"""The abstract values a name can hold, and the identities of abstract objects.
+
+A value (`Val`) is one of
+
+| class | what it stands for |
+|---|---|
+| `None` | nothing known (the lattice's top) |
+| `Obj` | an abstract object: a handle, an owner, a buffer (its typestate is in the heap) |
+| `Const(x)` | a constant (`3`, `"keep"`, `True`, `None`) |
+| `Lin(form)` | an integer as a linear form over the page size and unknowns (linear.py) |
+| `OneOf(options)` | one of a few values (`a if c else b` between numbers) |
+| `Sym(name)` | an imported name, qualified (`ze.ZE_RESULT_SUCCESS`) |
+| `Flags(names)` | `A | B` of flag symbols |
+| `Seq(items)` | a tuple or list literal |
+| `Dict(items)` | a dict literal with constant keys |
+| `Ref(key, value, how)` | `byref(x)` / `pointer(x)` / `addressof(x)`: the variable `key` itself, holding `value` |
+| `Prop(name)` | a property object of an interop constructor (`property.buffer.use_host_ptr`) |
+| `Addr(buffer, offset)` | an address inside a buffer object, at a linear offset (None: unknown) |
+| `BufRef(buffer)` | a ctypes view of a buffer (`c_char.from_buffer(b)`) |
+| `AIface(buffer, depth)` | `arr.__array_interface__`, indexed `depth` times |
+| `Struct(type, fields)` | a ctypes descriptor and its fields, by value |
+
+All are immutable and compare by value, except `Obj`. domain.py bounds them
+(the lattice has finite height), and `join` is the one join: two different
+values are unknown, except that `OneOf` keeps a few numbers apart.
+
+Object identities (`Obj`) are typed keys: `Param(i)` (the function's i-th
+parameter), `Field(name)` (`self.name` as read on entry) and `Site(n)` (the
+n-th object the function's analysis made, at a call or an assignment). Each
+identity is made once (parameters and fields are interned, sites by the
+analysis that makes them), so objects compare and hash by identity: as fast
+as the integers they used to be, without number ranges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ownlint.engine import linear
+
+
+class Obj:
+    """An abstract object's identity (compared by identity: each is made once)."""
+
+    __slots__ = ()
+    on_entry: ClassVar[bool] = False  # existed before the function ran (a parameter, a field)
+
+    @property
+    def symbol(self) -> str:
+        """The name of the unknown integer this object holds, in linear forms (linear.py)."""
+        return f"#{self!r}"
+
+
+class Param(Obj):
+    """The function's `index`-th parameter (the object it holds on entry)."""
+
+    __slots__ = ("index",)
+    on_entry = True
+    _made: ClassVar[list[Param]] = []
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    @classmethod
+    def of(cls, index: int) -> Param:
+        while len(cls._made) <= index:
+            cls._made.append(cls(len(cls._made)))
+        return cls._made[index]
+
+    def __repr__(self) -> str:
+        return f"Param({self.index})"
+
+
+class Field(Obj):
+    """`self.<name>` as read on entry to a method."""
+
+    __slots__ = ("name",)
+    on_entry = True
+    _made: ClassVar[dict[str, Field]] = {}
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @classmethod
+    def of(cls, name: str) -> Field:
+        made = cls._made.get(name)
+        if made is None:
+            made = cls._made[name] = cls(name)
+        return made
+
+    def __repr__(self) -> str:
+        return f"Field({self.name!r})"
+
+
+class Site(Obj):
+    """An object the analysis of one function made (numbered in the order it made them)."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+    def __repr__(self) -> str:
+        return f"Site({self.number})"
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Lin:
+    form: linear.Lin
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    options: tuple[Val, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Flags:
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Seq:
+    items: tuple[Val, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Dict:
+    items: tuple[tuple[Any, Val], ...]  # (constant key, value)
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    key: str | None  # the variable referred to (None: not a plain name)
+    value: Val  # what it holds
+    how: str = ""  # "byref", "pointer" (keeps its pointee alive), "addressof"
+
+
+@dataclass(frozen=True, slots=True)
+class Prop:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Addr:
+    buffer: Val
+    offset: linear.Lin | None  # None: somewhere in the buffer
+
+
+@dataclass(frozen=True, slots=True)
+class BufRef:
+    buffer: Val
+
+
+@dataclass(frozen=True, slots=True)
+class AIface:
+    buffer: Val
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class Struct:
+    type: str
+    fields: tuple[tuple[str, Val], ...]  # sorted by name
+
+    def get(self, name: str, default: Val = None) -> Val:
+        for key, value in self.fields:
+            if key == name:
+                return value
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class Mapping:
+    """An external memory mapping (the typestate of the handle a map call made:
+    `HState.mapping`): where and how much, whether the read-only flag was
+    asked for (None: unknown), and which of address and size were checked."""
+
+    address: Val
+    size: Val
+    read_only_flag: bool | None
+    address_checked: bool = False
+    size_checked: bool = False
+
+
+Val = None | Obj | Const | Lin | OneOf | Sym | Flags | Seq | Dict | Ref | Prop | Addr | BufRef | AIface | Struct
+
+# values that hold no object, whatever is inside them
+LEAVES = (Const, Lin, Sym, Flags, Prop)
+
+
+def join(a: Val, b: Val) -> Val:
+    """The least value above both: equal values stay, different ones are unknown
+    (`OneOf` is made on purpose, by `a if c else b`: see domain.oneof)."""
+    return a if a == b else None
+
+
+def objects_in(v: Val) -> list[Obj]:
+    """The abstract objects a value holds (directly, in a container, or by reference)."""
+    if isinstance(v, Obj):
+        return [v]
+    if type(v) is Ref:
+        return objects_in(v.value)
+    if type(v) is Seq:
+        return [o for x in v.items for o in objects_in(x)]
+    if type(v) is Dict:
+        return [o for _, x in v.items for o in objects_in(x)]
+    return []
+
+
+def refs(v: Val, out: set[Obj]) -> None:
+    """Adds to `out` every object `v` may refer to, however deep (for collection:
+    wider than `objects_in`, which follows only what a use reaches)."""
+    if v is None or isinstance(v, LEAVES):
+        return
+    if isinstance(v, Obj):
+        out.add(v)
+    elif type(v) is Seq:
+        for x in v.items:
+            refs(x, out)
+    elif type(v) is OneOf:
+        for x in v.options:
+            refs(x, out)
+    elif type(v) is Dict:
+        for _, x in v.items:
+            refs(x, out)
+    elif type(v) is Struct:
+        for _, x in v.fields:
+            refs(x, out)
+    elif type(v) is Ref:
+        refs(v.value, out)
+    elif type(v) is Addr or type(v) is BufRef or type(v) is AIface:
+        refs(v.buffer, out)
+
+
+def parts(v: Val) -> tuple[Val, ...]:
+    """The values directly inside a composite value (none for a leaf or an object)."""
+    if type(v) is Seq:
+        return v.items
+    if type(v) is OneOf:
+        return v.options
+    if type(v) is Dict:
+        return tuple(x for _, x in v.items)
+    if type(v) is Struct:
+        return tuple(x for _, x in v.fields)
+    if type(v) is Ref:
+        return (v.value,)
+    if type(v) is Addr or type(v) is BufRef or type(v) is AIface:
+        return (v.buffer,)
+    return ()
+
+
+def int_value(v: Val) -> int | None:
+    """The integer a constant holds (not a bool), or None."""
+    if type(v) is Const and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return v.value
+    return None
+
+
+def str_value(v: Val) -> str | None:
+    """The string a constant holds, or None."""
+    if type(v) is Const and isinstance(v.value, str):
+        return v.value
+    return None

@@ -63,7 +63,7 @@ def rules_document() -> str:
 
 def rules_markdown_table() -> str:
     """The README's rule table."""
-    lines = ["| code | name | severity | summary |", "|---|---|---|---|"]
+    lines = ["| code | name | severity | summary | confirmed on a runtime |", "|---|---|---|---|---|"]
     for r in all_rules().values():
-        lines.append(f"| {r.code} | {r.name} | {r.severity} | {r.summary} |")
+        lines.append(f"| {r.code} | {r.name} | {r.severity} | {r.summary} | {r.runtime or 'no'} |")
     return "\n".join(lines) + "\n"

@@ -33,6 +33,10 @@ class Rule:
     valid: tuple[str, ...]
     known_limits: str
     references: str
+    # What running the bug on a real SYCL runtime showed, naming the program
+    # under runtime/examples/ that .ci/runtime.sh runs (docs/runtime.md);
+    # empty: not shown on one. The README table's "confirmed on a runtime".
+    runtime: str = ""
 
     @property
     def help_uri(self) -> str:

@@ -53,6 +53,7 @@ capsule calls `obj.__dlpack__()` itself and may be repeated freely. A capsule
 passed to any other call is not assumed consumed.
 """,
     references="DLPack exchange protocol (capsule names `dltensor` / `used_dltensor`); dpctl `_get_capsule`.",
+    runtime="yes: the second `dpctl.SyclQueue(capsule)` raises `TypeError` on the `used_SyclQueueRef` capsule (`runtime/examples/own501_invalid.py`)",
 )
 
 

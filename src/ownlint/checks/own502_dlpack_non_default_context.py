@@ -58,6 +58,7 @@ default one: no finding. Arrays received from a caller carry no known
 context. Consuming the exported capsule later is not reported again.
 """,
     references="DLPack exchange protocol for SYCL USM allocations (`kDLOneAPI`); dpctl.",
+    runtime="yes: `from_dlpack` raises `DLPackCreationError` (`runtime/examples/own502_invalid.py`)",
 )
 
 

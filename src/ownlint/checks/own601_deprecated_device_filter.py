@@ -76,6 +76,7 @@ an exact `ONEAPI_DEVICE_SELECTOR` equivalent (`level_zero:gpu`, `level_zero`
 `level_zero:N`, whose device numbering may differ.
 """,
     references="oneAPI DPC++ environment variables (`ONEAPI_DEVICE_SELECTOR`).",
+    runtime="yes: the runtime ignores it without a word and selects a device it excluded (`runtime/examples/own601_invalid.py`)",
 )
 
 _HOW = {

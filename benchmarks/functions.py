@@ -42,6 +42,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from programs import function_source  # noqa: E402
 
+from ownlint.checks import CHECKERS  # noqa: E402
 from ownlint.engine.models import load_models  # noqa: E402
 from ownlint.engine.project import analyze_project  # noqa: E402
 from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile  # noqa: E402
@@ -91,7 +92,7 @@ def analyse(seed: int, size: int, models: object, timeout: float, trace: bool) -
     signal.setitimer(signal.ITIMER_REAL, timeout)
     start = time.perf_counter()
     try:
-        reports = analyze_project([SourceFile("gen.py", source)], models, EngineOptions(), stats)  # type: ignore[arg-type]
+        reports = analyze_project([SourceFile("gen.py", source)], models, EngineOptions(checkers=CHECKERS), stats)  # type: ignore[arg-type]
     except Hang:
         return Outcome(seed, time.perf_counter() - start, stats, hang=True)
     finally:

@@ -29,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from ownlint.api import module_name, read_source
+from ownlint.checks import CHECKERS
 from ownlint.diagnostics import FileError
 from ownlint.engine import prefilter
 from ownlint.engine.models import load_models
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stats: list[FunctionStats] = []
     started = time.perf_counter()
-    reports = analyze_project(chosen, models, EngineOptions(), stats) if chosen else []
+    reports = analyze_project(chosen, models, EngineOptions(checkers=CHECKERS), stats) if chosen else []
     analysed = time.perf_counter() - started
 
     all_lines = prefilter.lines(sources)

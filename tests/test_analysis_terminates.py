@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from programs import function_source
 
+from ownlint.checks import CHECKERS
 from ownlint.diagnostics import FileReport
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.project import analyze_project
@@ -65,7 +66,7 @@ def models() -> ModelSet:
 
 def analyse(source: str, models: ModelSet) -> tuple[FileReport, list[FunctionStats]]:
     stats: list[FunctionStats] = []
-    reports = analyze_project([SourceFile("gen.py", source)], models, EngineOptions(), stats)
+    reports = analyze_project([SourceFile("gen.py", source)], models, EngineOptions(checkers=CHECKERS), stats)
     assert len(reports) == 1
     return reports[0], stats
 

@@ -8,6 +8,7 @@ import pytest
 from fake_engine import install
 
 from ownlint import __version__, api, runner
+from ownlint.checks import CHECKERS
 from ownlint.config import Config, default_config
 from ownlint.diagnostics import FileError
 from ownlint.engine import project
@@ -144,7 +145,7 @@ class TestCheckPaths:
         monkeypatch.setattr(runner, "analyze", record)
         config = Config(root=tmp_path, interop_modules=("mybinding",), page_size=8192)
         api.check_paths(["."], config)
-        assert seen == [project.EngineOptions(interop_modules=("mybinding",), page_size=8192)]
+        assert seen == [project.EngineOptions(interop_modules=("mybinding",), page_size=8192, checkers=CHECKERS)]
 
 
 class TestCheckSource:

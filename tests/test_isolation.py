@@ -83,10 +83,11 @@ def analyze(
         + setup
         + (
             "from ownlint.engine.models import load_models\n"
+            "from ownlint.checks import CHECKERS\n"
             "from ownlint.engine.sources import EngineOptions, SourceFile\n"
             + (f"isolation_fakes.install({how!r})\n" if how is not None else "")
             + f"files = [SourceFile(path, text) for path, text in {sorted(sources.items())!r}]\n"
-            f"reports = runner.analyze(files, load_models(), EngineOptions(), {jobs})\n"
+            f"reports = runner.analyze(files, load_models(), EngineOptions(checkers=CHECKERS), {jobs})\n"
             "print(json.dumps([[r.path, [[d.code, d.span.line] for d in r.diagnostics], [e.message for e in r.errors]] for r in reports]))\n"
         )
     )
@@ -214,9 +215,10 @@ def test_workers_do_not_outlive_a_run_that_is_killed(tmp_path: Path) -> None:
         "isolation_fakes.FAILURES['hang'] = stuck\n"
         "isolation_fakes.install('hang')\n"
         "from ownlint.engine.models import load_models\n"
+        "from ownlint.checks import CHECKERS\n"
         "from ownlint.engine.sources import EngineOptions, SourceFile\n"
         f"files = [SourceFile(path, text) for path, text in {sorted(ALONE.items())!r}]\n"
-        "runner.analyze(files, load_models(), EngineOptions(), 2)\n"
+        "runner.analyze(files, load_models(), EngineOptions(checkers=CHECKERS), 2)\n"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ownlint import api, runner
+from ownlint.checks import CHECKERS
 from ownlint.config import default_config
 from ownlint.diagnostics import FileReport, report_to_dict
 from ownlint.engine import prefilter
@@ -141,7 +142,7 @@ def test_jobs_do_not_change_the_reports(names: list[str], monkeypatch: pytest.Mo
     monkeypatch.setattr(runner, "PARALLEL_MIN_LINES", 0)  # worker processes even for a few small files
     files = [SourceFile(name, FIXTURE_TEXTS[name]) for name in names]
     models = load_models(())
-    options = EngineOptions()
+    options = EngineOptions(checkers=CHECKERS)
     assume(len(prefilter.select(files, models)) > 1)  # one component is analysed in process whatever `jobs` says
     alone = runner.analyze(files, models, options, jobs=1)
     pooled = runner.analyze(files, models, options, jobs=4)

@@ -12,12 +12,13 @@ import pytest
 
 from ownlint import runner
 from ownlint.cache import CACHE_DIR, Cache
+from ownlint.checks import CHECKERS
 from ownlint.engine import prefilter, project
 from ownlint.engine.models import load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
 
 MODELS = load_models()
-OPTIONS = EngineOptions()
+OPTIONS = EngineOptions(checkers=CHECKERS)
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 HELPER = "from ze import *\n\ndef release(ctx, p):\n    zeMemFree(ctx, p)\n"
@@ -343,6 +344,7 @@ def test_a_worker_that_dies_costs_only_the_file_it_had(tmp_path: Path) -> None:
         "import os\n"
         "from ownlint import runner\n"
         "from ownlint.engine.models import load_models\n"
+        "from ownlint.checks import CHECKERS\n"
         "from ownlint.engine.sources import EngineOptions, SourceFile\n"
         "runner.PARALLEL_MIN_LINES = 0\n"
         "real = runner._analyze_component\n"
@@ -352,7 +354,7 @@ def test_a_worker_that_dies_costs_only_the_file_it_had(tmp_path: Path) -> None:
         "    return real(component, models, options)\n"
         "runner._analyze_component = dying\n"
         f"files = [SourceFile('dies.py', {HELPER!r}), SourceFile('helpers.py', {HELPER!r})]\n"
-        "reports = runner.analyze(files, load_models(), EngineOptions(), 2)\n"
+        "reports = runner.analyze(files, load_models(), EngineOptions(checkers=CHECKERS), 2)\n"
         "for r in reports:\n"
         "    print(r.path, [d.code for d in r.diagnostics], [e.message.split(': ')[1] for e in r.errors])\n"
     )

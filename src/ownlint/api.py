@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ownlint import __version__, runner
+from ownlint.checks import CHECKERS
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
 from ownlint.discovery import discover, display_path
@@ -218,7 +219,12 @@ def _analyze(
     use_cache: bool = False,
     incremental: bool = False,
 ) -> RunResult:
-    options = EngineOptions(interop_modules=config.interop_modules, page_size=config.page_size, incremental=incremental)
+    options = EngineOptions(
+        interop_modules=config.interop_modules,
+        page_size=config.page_size,
+        incremental=incremental,
+        checkers=CHECKERS,
+    )
     cache = None
     if use_cache:
         from ownlint.cache import Cache  # tempfile and the like: not for a run without a cache

@@ -29,6 +29,18 @@ def _load_checks() -> dict[str, Check]:
 CHECKS: dict[str, Check] = _load_checks()
 RULES: tuple[Rule, ...] = tuple(c.rule for c in CHECKS.values())
 
+# The rule families: what reads the analysis's events and decides which rule
+# a finding breaks (events.Checker). The engine imports them by these names
+# when it analyses something (EngineOptions.checkers), so that a run whose
+# results all come from the cache imports none of them, nor libcst.
+CHECKERS: tuple[str, ...] = (
+    "ownlint.checks.parse:ParseChecker",
+    "ownlint.checks.lifetime:LifetimeChecker",
+    "ownlint.checks.memmap:MemmapChecker",
+    "ownlint.checks.interop:InteropChecker",
+    "ownlint.checks.environment:EnvironmentChecker",
+)
+
 
 # "The most specific rule wins at a site, one finding per handle per site"
 # (the rules' "How findings are chosen"): different paths may reach one site with the handle in different

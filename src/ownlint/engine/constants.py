@@ -15,7 +15,7 @@ from ownlint.engine.values import Const, Lin, Val, int_value
 
 def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, Val]:
     """Module-level names bound exactly once, to a literal, the page size, or
-    arithmetic on those (constants are folded, as `ownlint explain OWN302` says)."""
+    arithmetic on those (folded: sizes and offsets are known where they are used)."""
     counts: dict[str, int] = {}
     values: dict[str, cst.BaseExpression] = {}
     for stmt in module.body:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ownlint.checks import CHECKERS
 from ownlint.engine.cfg import CFG
 from ownlint.engine.cfg_builder import build_function_cfg, build_module_cfg
 from ownlint.engine.models import ModelSet, load_models
@@ -66,7 +67,7 @@ def dump_states(source: str, function: str, models: ModelSet | None = None) -> s
     fn = _find(module, function)
     unit = Unit(0, "<test>", module, collect_names(module, "test"))
     params = [p.name.value for p in fn.params.params]
-    fa = FunctionAnalysis(unit, build_function_cfg(fn), models or load_models(), params)
+    fa = FunctionAnalysis(unit, build_function_cfg(fn), models or load_models(), params, checkers=CHECKERS)
     fa.run()
     assert fa.solution is not None
     out: list[str] = []

@@ -1,16 +1,16 @@
-"""Capsules, context provenance, threads and host tasks (rules OWN402,
-OWN403, OWN501, OWN502, OWN602; `ownlint explain` documents each): the rest of the catalogue
-that follows values, as a mixin of the evaluator.
+"""Capsules, context provenance, threads and host tasks: the rest of the
+values the models describe, as a mixin of the evaluator. It publishes events
+(events.py) for the checkers; it decides no rule.
 
-- A capsule is an object tagged "capsule"; a consumer moves it to CONSUMED,
-  and a second consumption is OWN501.
+- A capsule is an object tagged "capsule"; a consumer moves it to CONSUMED
+  (`Consume`; a second one changes nothing).
 - `HState.prov == "explicit"` marks what was made on an explicitly created
   context; it flows through the carrier keywords (`sycl_queue=`, `buffer=`
-  ...) and slices into arrays; exporting such an object is OWN502.
-- A runtime-owned handle (TRANSFERRED, or BORROWED from an owner not made
-  with keep) given to another thread is OWN403.
-- The pointer from `get_native_mem` is tagged "native-mem"; storing it where
-  it outlives the function that got it is OWN402.
+  ...) and slices into arrays; exporting an object is `Export`.
+- A value given to another thread is `ToThread`; one stored where it
+  outlives the function is `Store`.
+- The pointer from a native-memory method (`get_native_mem`) is tagged
+  "native-mem".
 
 Known limits:
 - A host task is the function that calls `get_native_mem`; a helper it calls
@@ -26,17 +26,16 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.events import AdoptCall, Consume, Export, Store, ToThread
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
-from ownlint.engine.state import BORROWED, CONSUMED, LIVE, TRANSFERRED, HState
-from ownlint.engine.typestate_base import RawViolation
-from ownlint.engine.values import Addr, BufRef, Dict, Obj, Prop, Seq, Sym, Val, objects_in
+from ownlint.engine.state import CONSUMED, LIVE, HState
+from ownlint.engine.typestate_base import EvalBase
+from ownlint.engine.values import Addr, BufRef, Dict, Obj, Seq, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.models import ModelSet
-    from ownlint.engine.state import PathState, Step
+    from ownlint.engine.state import Step
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate_base import Analysis
 
 
 _objs = objects_in
@@ -54,13 +53,10 @@ def _elements(v: Val) -> list[Val]:
     return out
 
 
-class InteropEval:
+class InteropEval(EvalBase):
     """The interop half of `_Eval` (mixed in; `self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval, with MemoryEval) provides
-        fa: Analysis
-        st: PathState
-        models: ModelSet
 
         def forget(self, obj: Obj) -> None: ...
         def use(
@@ -151,9 +147,10 @@ class InteropEval:
             consumed = True
             if hs.reported:
                 continue
-            if hs.kind == CONSUMED:
-                self.fa.report(self.st, "OWN501", node, obj, source_of(args[0][0].value))
-            else:
+            event = Consume(obj, hs, node, source_of(args[0][0].value), None, None)
+            for handler in self.on["consume"]:
+                handler(event, self)
+            if hs.kind != CONSUMED:
                 self.st.heap[obj] = hs.with_step(CONSUMED, self.fa.step_of(node, "first consumed here"))
         if not consumed and last in caps.export_functions:
             self.check_export(node, value, args[0][0].value)
@@ -162,14 +159,10 @@ class InteropEval:
     def check_export(self, node: cst.CSTNode, value: Val, spelled: cst.CSTNode) -> None:
         for obj in _objs(value):
             hs = self.st.heap.get(obj)
-            if hs is not None and hs.prov == "explicit":
-                if self.fa.violations is not None:
-                    self.fa.violations.append(
-                        RawViolation(
-                            "OWN502", self.fa.unit.index, node, source_of(spelled), (), hs.story[:2], stmt=self.fa.at
-                        )
-                    )
-                return
+            if hs is not None:
+                event = Export(obj, hs, node, source_of(spelled))
+                for handler in self.on["export"]:
+                    handler(event, self)
 
     def provenance(
         self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
@@ -195,26 +188,27 @@ class InteropEval:
         return result
 
     def to_thread(self, node: cst.Call, value: Val, api: str) -> None:
-        """OWN403: a runtime-owned handle handed to another thread or process."""
+        """A value handed to another thread or process (`api` says how)."""
         for element in _elements(value):
             for obj in _objs(element):
                 hs = self.st.heap.get(obj)
-                if hs is None or hs.reported or hs.kind not in (TRANSFERRED, BORROWED):
+                if hs is None or hs.reported:
                     continue
                 owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
-                if owner is not None and owner.tag.startswith("buffer:"):
-                    continue
-                self.fa.report(self.st, "OWN403", node, obj, None, (("api", api),))
+                event = ToThread(obj, hs, owner, node, api)
+                for handler in self.on["to_thread"]:
+                    handler(event, self)
 
     # -- host tasks -----------------------------------------------------------------------
     def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None:
-        """OWN402: the native memory pointer (or a value derived from it) is stored
-        where it outlives the host task."""
+        """A value stored where it outlives the function (`where`: attribute, global, container, return, yield)."""
         for element in _elements(value):
             for obj in _objs(element):
                 hs = self.st.heap.get(obj)
-                if hs is not None and hs.tag == "native-mem" and not hs.reported:
-                    self.fa.report(self.st, "OWN402", node, obj, None, (("where", where),))
+                if hs is not None and not hs.reported:
+                    event = Store(obj, hs, node, where)
+                    for handler in self.on["store"]:
+                        handler(event, self)
 
     def outside(self, base: cst.BaseExpression) -> bool:
         """Whether a container named by `base` was made outside this function."""
@@ -225,45 +219,15 @@ class InteropEval:
         v = self.st.env.get(base.value)
         return v is None or (isinstance(v, Obj) and v.on_entry)
 
-    # -- invalid inputs (OWN602) ----------------------------------------------------------
+    # -- adoption inputs ----------------------------------------------------------------
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None:
-        for a, v in args:
-            if a.keyword is None:
-                continue
-            key = a.keyword.value
-            if key in adopt.non_empty_keywords and _empty(v, a.value, adopt.empty_constructor_suffixes):
-                self.report_plain(
-                    "OWN602", node, None, (("problem", "empty-devices"), ("detail", f"{key}={source_of(a.value)}"))
-                )
-            if key in adopt.property_keywords:
-                bad = _forbidden(v, adopt.forbidden_properties)
-                if bad:
-                    self.report_plain("OWN602", node, None, (("problem", "compute-index"), ("detail", bad)))
-        if adopt.native_memory_only:
-            host = type(handle) is Addr or type(handle) is BufRef
-            if isinstance(handle, Obj):
-                host = parse_tag(self.st.heap.get(handle, HState(LIVE)).tag) is not None
-            if host:
-                self.report_plain("OWN602", node, None, (("problem", "host-memory"),))
-
-
-def _empty(v: Val, expr: cst.BaseExpression, constructors: tuple[str, ...]) -> bool:
-    """`[]`, `()`, or a call with no argument of a constructor named with one of `constructors`' endings."""
-    if v == Seq(()):
-        return True
-    return (
-        type(expr) is cst.Call
-        and not expr.args
-        and (type(expr.func) is cst.Name or type(expr.func) is cst.Attribute)
-        and (expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value).endswith(constructors)
-    )
-
-
-def _forbidden(v: Val, names: tuple[str, ...]) -> str:
-    """The forbidden property a property value names, or ""."""
-    for element in _elements(v):
-        if type(element) is Prop or type(element) is Sym:
-            last = element.name.rpartition(".")[2]
-            if last in names:
-                return last
-    return ""
+        """An adopting call's arguments, for the checkers (with whether the handle is host memory)."""
+        handlers = self.on["adopt_call"]
+        if not handlers:
+            return
+        host = type(handle) is Addr or type(handle) is BufRef
+        if isinstance(handle, Obj):
+            host = parse_tag(self.st.heap.get(handle, HState(LIVE)).tag) is not None
+        event = AdoptCall(adopt, node, host, tuple(args))
+        for handler in handlers:
+            handler(event, self)

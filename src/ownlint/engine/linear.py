@@ -62,8 +62,8 @@ def constant_value(a: Lin) -> int | None:
 def aligned(a: Lin, page_size: int | None) -> bool | None:
     """Whether `a` is a multiple of the page size: True, False, or None (unknown).
 
-    With a symbolic page size a literal multiple of 4096 is accepted
-    (OWN302); a term with P is aligned whatever multiplies it.
+    With a symbolic page size a literal multiple of 4096 is accepted; a
+    term with P is aligned whatever multiplies it.
     """
     unit = page_size or MIN_PAGE
     misaligned_constant = False

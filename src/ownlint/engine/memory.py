@@ -1,4 +1,5 @@
-"""Host memory and its external mappings (rules OWN301-OWN305).
+"""Host memory and its external mappings: the values, and the events the
+memory-mapping checkers read (`MappingMade`, `BufferReleased`, `DanglingLink`).
 
 The values it adds to the evaluator (values.py describes them all): `Lin`
 (an integer as a linear form over the page size), `Addr` (an address inside
@@ -29,28 +30,23 @@ import libcst as cst
 
 from ownlint.engine import domain, linear
 from ownlint.engine.cfg import source_of
+from ownlint.engine.events import Buffer, BufferReleased, DanglingLink, MappingMade, Overlap
 from ownlint.engine.memvalues import addr_value, buffer_tag, lin_options, parse_tag
 from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
 from ownlint.engine.memvalues import lin_value as lin_value
 from ownlint.engine.models import MapCall
-from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState, Step
-from ownlint.engine.typestate_base import RawViolation, target_key
+from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState
+from ownlint.engine.typestate_base import EvalBase, target_key
 from ownlint.engine.values import Addr, AIface, BufRef, Const, Flags, Lin, Mapping, Obj, Ref, Struct, Sym, Val
 
 if TYPE_CHECKING:
-    from ownlint.engine.models import ModelSet
-    from ownlint.engine.state import PathState
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate_base import Analysis
 
 
-class MemoryEval:
+class MemoryEval(EvalBase):
     """The memory half of `_Eval` (mixed in; `self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
-        fa: Analysis
-        st: PathState
-        models: ModelSet
 
         def bind(self, key: str, value: Val) -> None: ...
         def escape(self, value: Val) -> None: ...
@@ -214,7 +210,7 @@ class MemoryEval:
         self.st.env[name] = struct
         return True
 
-    # -- the descriptor chain (OWN305) -------------------------------------------------
+    # -- the descriptor chain -------------------------------------------------------
     def chain(self, v: Val) -> list[tuple[Struct, Val]]:
         """The structures a value points into, following `pNext`: (struct, the ref to it)."""
         out: list[tuple[Struct, Val]] = []
@@ -234,7 +230,7 @@ class MemoryEval:
 
     def check_chain(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
         """A call reads each descriptor passed to it, through `pNext`: a link to a
-        temporary that no name keeps alive dangles (OWN305)."""
+        temporary that no name keeps alive dangles (`DanglingLink`)."""
         field = self.models.memory.chain_field
         if not field:
             return
@@ -242,7 +238,9 @@ class MemoryEval:
             for struct, _ in self.chain(v):
                 link = struct.get(field)
                 if self.dangling_link(link, None):
-                    self.report_plain("OWN305", node, _struct_name(link))
+                    event = DanglingLink(node, _struct_name(link), returned=False)
+                    for handler in self.on["dangling_link"]:
+                        handler(event, self)
                     return
 
     def dangling_link(self, link: Val, leaving: set[str] | None) -> bool:
@@ -288,14 +286,15 @@ class MemoryEval:
         mapping with what was checked marked."""
         addr, size, ro_flag = mapping.address, mapping.size, mapping.read_only_flag
         addr_done, size_done = mapping.address_checked, mapping.size_checked
-        facts = (("via", via.name),) if via is not None else ()
+        page = self.fa.page_size
         sizes = lin_options(size)
+        new_sizes: tuple[linear.Lin, ...] | None = None
         if not size_done and sizes is not None:
             size_done = True
-            # a size that may be one of several: a finding only if every one is misaligned
-            if all(linear.aligned(form, self.fa.page_size) is False for form in sizes):
-                shown = " or ".join(linear.show(form) for form in sizes)
-                self.report_plain("OWN302", node, None, (*facts, ("what", "size"), ("value", shown)))
+            new_sizes = tuple(sizes)
+        buffer: Buffer | None = None
+        offset: linear.Lin | None = None
+        overlap: Overlap | None = None
         if not addr_done and type(addr) is Addr and isinstance(addr.buffer, Obj):
             addr_done = True
             buf, offset = addr.buffer, addr.offset
@@ -303,28 +302,29 @@ class MemoryEval:
             info = parse_tag(hs.tag)
             if info is not None:
                 aligned, read_only, source = info
-                if not aligned:
-                    self.report_plain("OWN302", node, None, (*facts, ("what", "source"), ("source", source)))
-                elif offset is not None and linear.aligned(offset, self.fa.page_size) is False:
-                    self.report_plain(
-                        "OWN302", node, None, (*facts, ("what", "address"), ("value", "base + " + linear.show(offset)))
-                    )
-                if read_only and ro_flag is False:
-                    self.report_plain("OWN303", node, None, (*facts, ("source", source)))
-                if hs.kind == OWNER and not hs.escaped and not self.refs(buf):
-                    self.report_plain("OWN304", node, None, (*facts, ("how", "temporary")))
+                temporary = hs.kind == OWNER and not hs.escaped and not self.refs(buf)
+                buffer = Buffer(aligned, read_only, source, temporary)
                 if offset is not None and sizes is not None:
-                    self.check_overlap(node, buf, offset, sizes, facts)
+                    overlap = self.overlap(buf, offset, sizes)
+        if new_sizes is None and buffer is None:
+            return Mapping(addr, size, ro_flag, addr_done, size_done)
+        event = MappingMade(
+            node,
+            via,
+            new_sizes,
+            tuple(linear.aligned(form, page) for form in new_sizes or ()),
+            buffer,
+            offset if buffer is not None else None,
+            linear.aligned(offset, page) if buffer is not None and offset is not None else None,
+            ro_flag,
+            overlap,
+        )
+        for handler in self.on["mapping_made"]:
+            handler(event, self)
         return Mapping(addr, size, ro_flag, addr_done, size_done)
 
-    def check_overlap(
-        self,
-        node: cst.CSTNode,
-        buf: Obj,
-        offset: linear.Lin,
-        sizes: list[linear.Lin],
-        facts: tuple[tuple[str, str], ...],
-    ) -> None:
+    def overlap(self, buf: Obj, offset: linear.Lin, sizes: list[linear.Lin]) -> Overlap | None:
+        """A live mapping of `buf` that `[offset, offset + size)` overlaps for every size it may have."""
         for hs in list(self.st.heap.values()):
             m = hs.mapping
             if m is None or hs.kind == FREED or type(m.address) is not Addr:
@@ -341,11 +341,10 @@ class MemoryEval:
                 for s in sizes
                 for t in other_sizes
             ):
-                story = hs.story[:1]
                 rng = f"[base + {linear.show(offset)}, base + {' or '.join(linear.show(linear.add(offset, s)) for s in sizes)})"
                 other = f"[base + {linear.show(other_off)}, base + {' or '.join(linear.show(linear.add(other_off, t)) for t in other_sizes)})"
-                self.report_plain("OWN301", node, None, (*facts, ("range", rng), ("other", other)), story)
-                return
+                return Overlap(rng, other, hs.story[:1])
+        return None
 
     def release_buffer(self, buf: Val, node: cst.CSTNode, how: str, name: str) -> None:
         """The buffer's memory goes away (closed, deleted, its `with` ends)."""
@@ -356,25 +355,13 @@ class MemoryEval:
             if m is None or hs.kind == FREED or hs.reported:
                 continue
             if type(m.address) is Addr and m.address.buffer is buf:
-                self.report_plain("OWN304", node, name, (("how", how), ("buffer", name)), hs.story[:1])
+                event = BufferReleased(node, name, how, hs)
+                for handler in self.on["buffer_released"]:
+                    handler(event, self)
                 break
         owner = self.st.heap.get(buf)
         if owner is not None and owner.kind == OWNER:
             self.st.heap[buf] = owner.with_step(OWNER_DEAD, self.fa.step_of(node, f"the buffer is {how} here"))
-
-    def report_plain(
-        self,
-        code: str,
-        node: cst.CSTNode,
-        handle: str | None,
-        facts: tuple[tuple[str, str], ...] = (),
-        story: tuple[Step, ...] = (),
-    ) -> None:
-        """A finding about a call's arguments rather than a handle's state."""
-        if self.fa.violations is not None:
-            self.fa.violations.append(
-                RawViolation(code, self.fa.unit.index, node, handle, facts, story, stmt=self.fa.at)
-            )
 
 
 def _struct_name(link: Val) -> str | None:

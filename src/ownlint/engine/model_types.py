@@ -51,7 +51,7 @@ class Adopt:
     owner_kind: str
     ownership: Ownership
     model: str
-    # invalid inputs (OWN602)
+    # inputs the specification rules out
     non_empty_keywords: tuple[str, ...] = ()
     # constructors called with no argument make an empty one (`DeviceList()`): names ending so
     empty_constructor_suffixes: tuple[str, ...] = ()
@@ -95,6 +95,11 @@ class EnvModel:
     env_keywords: set[str] = field(default_factory=set)
     env_functions: set[str] = field(default_factory=set)
     env_last_argument: set[str] = field(default_factory=set)
+    # values of the deprecated variable with an exact equivalent (the fix is safe)
+    translations: dict[str, str] = field(default_factory=dict)
+    # value prefixes followed by a device number, and the new prefix (the fix is
+    # unsafe: the numbers may count different devices)
+    numbered_translations: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +109,7 @@ class Borrow:
     function: str
     owner: int  # positional index of the owner in the function form; -1: none
     method: str  # "none", "tracked" (only on a tracked owner) or "any"
-    unsupported: tuple[str, ...]  # owner kinds it must not be called on (OWN401)
+    unsupported: tuple[str, ...]  # owner kinds it must not be called on
     guard_modules: tuple[str, ...]
     model: str
 
@@ -201,7 +206,7 @@ class ModelSet:
         return bool(head) and head.rpartition(".")[2] in self.inspect_receivers
 
     def forbidden_properties(self) -> frozenset[str]:
-        """Property names some adopting call forbids (OWN602)."""
+        """Property names some adopting call forbids."""
         return frozenset(
             p for cm in self.by_last_name.values() if cm.adopt is not None for p in cm.adopt.forbidden_properties
         )

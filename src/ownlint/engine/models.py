@@ -169,7 +169,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         r = _Reader(path, f"[[adopt]][{i}]", raw)
         fns = r.get("functions", list, required=True)
         handle = r.get("handle", int, 0)
-        kind = r.get("owner-kind", str, "SYCL object")
+        kind = r.get("owner-kind", str, "owner")
         checks = dict(
             non_empty_keywords=tuple(r.get("non-empty-keywords", list, [])),
             empty_constructor_suffixes=tuple(r.get("empty-constructor-suffixes", list, [])),
@@ -278,7 +278,8 @@ def _load_file(path: Path, models: ModelSet) -> None:
 
 
 def _load_sets(r: _Reader, target: object) -> None:
-    """Fill a section's fields: lists of names into sets, strings into strings."""
+    """Fill a section's fields: lists of names into sets, strings into strings,
+    tables of strings into dicts."""
     for key in list(r.table):
         attr = key.replace("-", "_")
         current = getattr(target, attr, None)
@@ -286,6 +287,12 @@ def _load_sets(r: _Reader, target: object) -> None:
             current.update(r.get(key, list, []))
         elif isinstance(current, str):
             setattr(target, attr, r.get(key, str, current))
+        elif isinstance(current, dict):
+            table = r.get(key, dict, {})
+            for k, v in table.items():
+                if not isinstance(v, str):
+                    r.fail(key, f"the value of '{k}' must be a string")
+            current.update(table)
     r.done()
 
 

@@ -12,8 +12,8 @@ other defines: see `select`) are grouped into components: each component is
 analysed on its own, in parallel and cached as a unit.
 
 Known limits (deliberate): a file that is not selected is not parsed, so a
-syntax error in it is not reported (OWN001 covers the files ownlint
-analyses). Names are matched as words, so a common function name can only
+syntax error in it is not reported (parse errors are reported for the
+files ownlint analyses). Names are matched as words, so a common function name can only
 make a component larger, never lose a finding.
 """
 

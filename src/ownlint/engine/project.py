@@ -25,6 +25,7 @@ from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
 from ownlint.engine import incremental, parsing, positions
 from ownlint.engine.constants import module_constants
+from ownlint.engine.events import Unparsable, subscribers
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import collect_names
 from ownlint.engine.scopes import Scope
@@ -300,7 +301,12 @@ def _load(
         line = max(1, python_line if python_line is not None else exc.raw_line)
         col = exc.raw_column + 1 if python_line in (None, exc.raw_line) else 1
         reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
-        sink.add(Violation("OWN001", f.path, Span(line, col, line, col + 1), None, (("reason", reason),)))
+        found: list[Violation] = []
+        event = Unparsable(f.path, line, col, reason, found)
+        for handler in subscribers(options.checkers)["unparsable"]:
+            handler(event)
+        for v in found:
+            sink.add(v)
         return None
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to parse"))

@@ -36,6 +36,9 @@ class EngineOptions:
     interop_modules: tuple[str, ...] = ()
     page_size: int | None = None  # None: symbolic
     incremental: bool = False  # re-parse only the top-level statements that changed (engine/incremental.py)
+    # the rule families that read the analysis (events.Checker), as "module:Class";
+    # ownlint.checks.CHECKERS names ownlint's own
+    checkers: tuple[str, ...] = ()
 
 
 def module_names(paths: list[str]) -> dict[str, str]:

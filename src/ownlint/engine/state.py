@@ -80,7 +80,7 @@ class HState:
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
     mapping: Mapping | None = None  # an external memory mapping: see memory.py
-    prov: str = ""  # "explicit": made on an explicitly created SYCL context (OWN502)
+    prov: str = ""  # "explicit": made on an explicitly created context (what exports must not take)
 
     # dataclasses.replace costs about ten times a plain construction; these
     # run on every event of every path, so they construct directly

@@ -9,23 +9,20 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.events import BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
-from ownlint.engine.typestate_base import RawViolation, _inner, _via
+from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Const, Dict, Obj, Sym, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.state import PathState
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate_base import Analysis
 
 
-class AdoptEval:
+class AdoptEval(EvalBase):
     """Adopt, transfer, borrow, as a mixin of `_Eval` (`self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-        fa: Analysis
-        st: PathState
 
         def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
         def forget(self, obj: Obj) -> None: ...
@@ -128,14 +125,11 @@ class AdoptEval:
         hs = self.st.heap.get(obj, HState(LIVE))
         if hs.reported:
             return
-        if hs.kind == TRANSFERRED:
-            self.fa.report(
-                self.st, "OWN103", node, obj, spelled, _via(via), _inner(inner, via, "transferred again here")
-            )
-            return
-        if hs.kind == FREED:
-            self.fa.report(self.st, "OWN203", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
-            return
+        event = Transfer(obj, hs, node, spelled, via, inner)
+        for handler in self.on["transfer"]:
+            handler(event, self)
+        if hs.kind in (TRANSFERRED, FREED):
+            return  # taken over already, or gone: nothing changes
         where = inner if inner is not None else self.fa.step_of(node, "")
         label = f"ownership transferred here, inside `{via.name}`" if via is not None else "ownership transferred here"
         self.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label, where.stmt), owner=owner)
@@ -150,20 +144,11 @@ class AdoptEval:
         hs = self.st.heap.get(owner)
         if hs is None or hs.kind not in (OWNER, OWNER_DEAD):
             return None  # not an object ownlint follows: nothing is known of its lifetime
+        event = BorrowFrom(hs, b, node, source_of(spelled))
+        for handler in self.on["borrow_from"]:
+            handler(event, self)
         if hs.tag in b.unsupported:
-            if self.fa.violations is not None:
-                self.fa.violations.append(
-                    RawViolation(
-                        "OWN401",
-                        self.fa.unit.index,
-                        node,
-                        source_of(spelled),
-                        (("kind", hs.tag),),
-                        hs.story,
-                        stmt=self.fa.at,
-                    )
-                )
-            return None
+            return None  # this kind of owner lends no handle
         if hs.owner is not None and hs.kind == OWNER:
             return hs.owner  # made with keep: the application's own handle
         result = self.fa.site_object(node, "adopted")

@@ -10,9 +10,10 @@ from collections.abc import Callable
 import libcst as cst
 
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
+from ownlint.engine.events import subscribers
 from ownlint.engine.models import ModelSet
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine.state import LIVE, MAX_PATHS, HState, PathState, StateSet, Step
+from ownlint.engine.state import MAX_PATHS, PathState, StateSet, Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
     BudgetExceeded,
@@ -41,8 +42,10 @@ class FunctionAnalysis:
         self_name: str | None = None,
         name: str = "",
         resolver: Resolver | None = None,
+        checkers: tuple[str, ...] = (),
     ) -> None:
         self.unit = unit
+        self.subscribers = subscribers(checkers)
         self.name = name
         self.resolver = resolver
         self.fields: dict[str, Obj] = {}  # self.x read before any write -> its object
@@ -309,25 +312,7 @@ class FunctionAnalysis:
         elif kind == "stmt":
             ev.small_statement(node)
 
-    # -- reporting -----------------------------------------------------------
-    def report(
-        self,
-        st: PathState,
-        code: str,
-        node: cst.CSTNode,
-        obj: Obj,
-        handle: str | cst.CSTNode | None,  # a node is rendered only when the finding is kept
-        facts: tuple[tuple[str, str], ...] = (),
-        extra: tuple[Step, ...] = (),
-    ) -> None:
-        hs = st.heap.get(obj, HState(LIVE))
-        st.heap[obj] = hs.mark_reported()
-        if self.violations is not None:
-            text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
-            self.violations.append(
-                RawViolation(code, self.unit.index, node, text, facts, hs.story + extra, stmt=self.at)
-            )
-
+    # -- objects -------------------------------------------------------------
     def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Site:
         """The object `node` makes in `role` (the `index`-th of its kind there):
         the same one each time the path passes the node (recency: `forget`)."""

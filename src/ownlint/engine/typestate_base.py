@@ -17,6 +17,7 @@ import libcst as cst
 
 from ownlint.engine import domain
 from ownlint.engine.cfg import CFG
+from ownlint.engine.events import Subscribers
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.state import PathState, Step
@@ -242,18 +243,24 @@ class Analysis(Protocol):
     forks: int
     FORK_BUDGET: int
 
+    subscribers: Subscribers
+
     def over_budget(self) -> None: ...
     def field_object(self, attr: str) -> Obj: ...
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None: ...
-    def report(
-        self,
-        st: PathState,
-        code: str,
-        node: cst.CSTNode,
-        obj: Obj,
-        handle: str | cst.CSTNode | None,  # a node is rendered only when the finding is kept
-        facts: tuple[tuple[str, str], ...] = (),
-        extra: tuple[Step, ...] = (),
-    ) -> None: ...
     def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Obj: ...
     def step_of(self, node: cst.CSTNode, label: str) -> Step: ...
+
+
+class EvalBase:
+    """What every part of the evaluator holds (typestate_eval._Eval sets it):
+    the analysis it runs for, the path state it changes, the models, the
+    checkers' handlers, the choices of the forks taken, and the statement
+    being run."""
+
+    fa: Analysis
+    st: PathState
+    models: ModelSet
+    on: Subscribers
+    choices: dict[cst.CSTNode, int]
+    site: cst.CSTNode

@@ -8,25 +8,20 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ownlint.engine.events import Release, Use
 from ownlint.engine.models import Adopt, Borrow, MapCall
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
-from ownlint.engine.typestate_base import _deref, _index, _inner, _via, target_key
+from ownlint.engine.typestate_base import EvalBase, _deref, _index, target_key
 from ownlint.engine.values import Addr, BufRef, Dict, Mapping, Obj, Prop, Ref, Seq, Sym, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.models import ModelSet
-    from ownlint.engine.state import PathState
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate_base import Analysis
 
 
-class CallEval:
+class CallEval(EvalBase):
     """Calls and their effects, as a mixin of `_Eval` (`self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-        fa: Analysis
-        models: ModelSet
-        st: PathState
 
         def adopt(
             self,
@@ -196,20 +191,17 @@ class CallEval:
     ) -> None:
         if value is None:  # most values: nothing tracked
             return
+        handlers = self.on["use"]
         for obj in objects_in(value):
             hs = self.st.heap.get(obj)
             if hs is not None and hs.reported:
                 continue
-            if hs is not None and hs.kind == FREED:
-                self.fa.report(self.st, "OWN203", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
-            elif hs is not None and hs.kind in (TRANSFERRED, BORROWED):
+            if hs is not None and handlers:
                 owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
-                if owner is not None and owner.kind == OWNER_DEAD:
-                    extra = owner.story[-1:] + _inner(inner, via, "used here")
-                    self.fa.report(self.st, "OWN102", node, obj, spelled, _via(via), extra)
-                elif hs.kind == TRANSFERRED:
-                    self.fa.report(self.st, "OWN101", node, obj, spelled, _via(via), _inner(inner, via, "used here"))
-            elif obj.on_entry and (hs is None or hs.first is None):
+                event = Use(obj, hs, owner, node, spelled, via, inner)
+                for handler in handlers:
+                    handler(event, self)
+            if obj.on_entry and (hs is None or (hs.first is None and hs.kind not in (FREED, TRANSFERRED, BORROWED))):
                 self.st.heap[obj] = (hs or HState(LIVE)).with_first("use", self.fa.step_of(node, "used here"))
 
     def free(
@@ -224,17 +216,14 @@ class CallEval:
             hs = self.st.heap.get(obj, HState(LIVE))
             if hs.reported:
                 continue
-            if hs.kind == FREED:
-                self.fa.report(self.st, "OWN201", node, obj, spelled, _via(via), _inner(inner, via, "freed again here"))
-                continue
-            if hs.kind in (TRANSFERRED, BORROWED):
-                self.fa.report(self.st, "OWN202", node, obj, spelled, _via(via), _inner(inner, via, "freed here"))
-                continue
-            if hs.kind == KEPT and hs.owner is not None:
-                owner = self.st.heap.get(hs.owner)
-                if owner is not None and owner.kind == OWNER and self.refs(hs.owner):
-                    self.fa.report(self.st, "OWN204", node, obj, spelled, _via(via), _inner(inner, via, "freed here"))
-                    continue
+            owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+            # a kept handle whose owner some local still holds: the owner uses it
+            held = hs.kind == KEPT and owner is not None and owner.kind == OWNER and self.refs(hs.owner)  # type: ignore[arg-type]
+            event = Release(obj, hs, owner, held, node, spelled, via, inner)
+            for handler in self.on["release"]:
+                handler(event, self)
+            if hs.kind in (FREED, TRANSFERRED, BORROWED) or held:
+                continue  # not the application's to release: nothing changes
             where = inner if inner is not None else self.fa.step_of(node, "")
             label = f"freed here, inside `{via.name}`" if via is not None else "first freed here"
             step = Step(where.unit, where.node, label, where.stmt)

@@ -14,15 +14,18 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ownlint.engine.cfg import source_of
+from ownlint.engine.events import Facts
 from ownlint.engine.interop import InteropEval
 from ownlint.engine.memory import MemoryEval
+from ownlint.engine.state import LIVE, HState, Step
 from ownlint.engine.typestate_adopt import AdoptEval
-from ownlint.engine.typestate_base import literal
+from ownlint.engine.typestate_base import RawViolation, literal
 from ownlint.engine.typestate_calls import CallEval
 from ownlint.engine.typestate_exprs import ExprEval
 from ownlint.engine.typestate_names import NamesEval
 from ownlint.engine.typestate_replay import ReplayEval
-from ownlint.engine.values import Val
+from ownlint.engine.values import Obj, Val
 
 if TYPE_CHECKING:
     from ownlint.engine.state import PathState
@@ -40,7 +43,27 @@ class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, In
         self.st = st
         self.choices = choices
         self.models = fa.models
+        self.on = fa.subscribers  # the checkers' handlers of each event (events.py)
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
+
+    # -- findings (events.Findings) --------------------------------------------
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        handle: str | cst.CSTNode | None,
+        facts: Facts = (),
+        story: tuple[Step, ...] = (),
+        obj: Obj | None = None,
+    ) -> None:
+        """A checker's finding on this path (see events.Findings)."""
+        if obj is not None:
+            hs = self.st.heap.get(obj, HState(LIVE))
+            self.st.heap[obj] = hs.mark_reported()
+            story = hs.story + story
+        if self.fa.violations is not None:
+            text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
+            self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=self.fa.at))
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:

@@ -12,25 +12,19 @@ import libcst as cst
 
 from ownlint.engine import domain
 from ownlint.engine.cfg import may_raise, source_of
-from ownlint.engine.state import BORROWED, FREED, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
-from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
+from ownlint.engine.events import DanglingLink, Return, ReturnMapping
+from ownlint.engine.state import FREED, LIVE, OWNER, OWNER_DEAD, HState, Step
+from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork, _names_in, fold, literal, target_key
 from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Struct, Sym, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.models import ModelSet
-    from ownlint.engine.state import PathState
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate_base import Analysis
 
 
-class ExprEval:
+class ExprEval(EvalBase):
     """Expression evaluation, as a mixin of `_Eval` (`self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-        choices: dict[cst.CSTNode, int]
-        fa: Analysis
-        models: ModelSet
-        st: PathState
 
         def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
         def bind_target(self, target: cst.CSTNode, value: Val) -> None: ...
@@ -266,13 +260,16 @@ class ExprEval:
         return None
 
     def returned_memory(self, value: Val, node: cst.Return, returned: set[Obj]) -> None:
-        """A returned descriptor linking to a local (OWN305), or a returned live
-        mapping of a local buffer that dies with the frame (OWN304)."""
+        """A returned descriptor linking to a local (`DanglingLink`), or a returned
+        live mapping of a local buffer that dies with the frame (`ReturnMapping`)."""
         leaving = {k for k in self.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
+        spelled = source_of(node.value) if node.value else None
         for struct, _ in self.chain(value):
             link = struct.get(self.models.memory.chain_field)
             if self.dangling_link(link, leaving):
-                self.report_plain("OWN305", node, source_of(node.value) if node.value else None)
+                event = DanglingLink(node, spelled, returned=True)
+                for handler in self.on["dangling_link"]:
+                    handler(event, self)
                 break
         for obj in returned:
             hs = self.st.heap.get(obj)
@@ -283,30 +280,33 @@ class ExprEval:
                 buf = m.address.buffer
                 bh = self.st.heap.get(buf)
                 if bh is not None and bh.kind == OWNER and not bh.escaped and not buf.on_entry and buf not in returned:
-                    self.report_plain(
-                        "OWN304",
-                        node,
-                        source_of(node.value) if node.value else None,
-                        (("how", "returned"),),
-                        hs.story[:1],
-                    )
+                    mapping_event = ReturnMapping(hs, node, spelled)
+                    for handler in self.on["return_mapping"]:
+                        handler(mapping_event, self)
 
     def returned(self, value: Val, node: cst.Return) -> None:
-        """`return value`: a borrowed or transferred handle whose local owner dies
-        with this frame dangles in the caller (OWN102)."""
+        """`return value`: each object handed back (`Return`: with whether its
+        owner, local to this frame, dies as it returns)."""
         returned = set(objects_in(value))
         self.escapes_task(node, value, "return")
         self.returned_memory(value, node, returned)
-        for obj in returned:
+        handlers = self.on["return"]
+        for obj in returned if handlers else ():
             hs = self.st.heap.get(obj)
-            if hs is None or hs.reported or hs.kind not in (BORROWED, TRANSFERRED) or hs.owner is None:
+            if hs is None or hs.reported:
                 continue
-            owner = self.st.heap.get(hs.owner)
-            if owner is None or hs.owner.on_entry or hs.owner in returned:
-                continue
-            if owner.kind == OWNER_DEAD or (owner.kind == OWNER and not owner.escaped):
-                step = self.fa.step_of(node, "its owner dies when the function returns")
-                self.fa.report(self.st, "OWN102", node, obj, source_of(node.value) if node.value else None, (), (step,))
+            owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+            dies = (
+                owner is not None
+                and hs.owner is not None
+                and not hs.owner.on_entry
+                and hs.owner not in returned
+                and (owner.kind == OWNER_DEAD or (owner.kind == OWNER and not owner.escaped))
+            )
+            step = self.fa.step_of(node, "its owner dies when the function returns")
+            event = Return(obj, hs, dies, node, source_of(node.value) if node.value else None, step)
+            for handler in handlers:
+                handler(event, self)
         self.escape(value)
 
     def _skip(self, node: cst.BaseExpression) -> Val:

@@ -12,21 +12,17 @@ from ownlint.engine import domain
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.summaries import RETURN_KEY
-from ownlint.engine.typestate_base import _match_captures, _mentions, _without, target_key
+from ownlint.engine.typestate_base import EvalBase, _match_captures, _mentions, _without, target_key
 from ownlint.engine.values import Addr, AIface, BufRef, Lin, Mapping, Obj, Seq, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.state import PathState
-    from ownlint.engine.typestate_base import Analysis
+    pass
 
 
-class NamesEval:
+class NamesEval(EvalBase):
     """Binding and statements, as a mixin of `_Eval` (`self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-        fa: Analysis
-        site: cst.CSTNode
-        st: PathState
 
         def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
         def expr(self, node: cst.BaseExpression) -> Val: ...

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine import linear
+from ownlint.engine.events import Consume
 from ownlint.engine.memvalues import addr_value
 from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.summaries import (
@@ -23,22 +24,17 @@ from ownlint.engine.summaries import (
     Returned,
     ValueDesc,
 )
-from ownlint.engine.typestate_base import _Dead, _Fork, _inner, _via
+from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork
 from ownlint.engine.values import Addr, Const, Mapping, Obj, Param, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.state import PathState
     from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate_base import Analysis
 
 
-class ReplayEval:
+class ReplayEval(EvalBase):
     """Summary application, as a mixin of `_Eval` (`self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-        choices: dict[cst.CSTNode, int]
-        fa: Analysis
-        st: PathState
 
         def bind(self, key: str, value: Val) -> None: ...
         def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping: ...
@@ -179,17 +175,10 @@ class ReplayEval:
                 hs = self.st.heap.get(obj)
                 if hs is None or hs.tag != "capsule" or hs.reported:
                     continue
-                if hs.kind == CONSUMED:
-                    self.fa.report(
-                        self.st,
-                        "OWN501",
-                        node,
-                        obj,
-                        spelled,
-                        _via(summary),
-                        _inner(last, summary, "consumed again here"),
-                    )
-                else:
+                event = Consume(obj, hs, node, spelled, summary, last)
+                for handler in self.on["consume"]:
+                    handler(event, self)
+                if hs.kind != CONSUMED:
                     label = f"consumed here, inside `{summary.name}`"
                     self.st.heap[obj] = hs.with_step(
                         CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label)

@@ -13,7 +13,7 @@ import libcst as cst
 
 from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine.cfg_builder import build_module_cfg
-from ownlint.engine.environment import check_environment
+from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.models import ModelSet
 from ownlint.engine.scopes import Scope, collect_scopes
 from ownlint.engine.sources import EngineOptions
@@ -63,6 +63,7 @@ class Project:
     def __init__(self, units: list[Unit], models: ModelSet, options: EngineOptions, reports: list[FileReport]) -> None:
         self.models = models
         self.options = options
+        self.subscribers = subscribers(options.checkers)
         self.scopes: dict[int, list[Scope]] = {}
         self.functions: dict[str, tuple[Unit, Scope]] = {}
         self.by_last_name: dict[str, list[str]] = {}
@@ -136,8 +137,11 @@ class Project:
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = []
-        if any(name in unit.source for name in self.models.environment.deprecated):
-            out += check_environment(unit.index, unit.module, unit.names, self.models.environment, unit.constants)
+        handlers = self.subscribers["module_loaded"]
+        if handlers:
+            loaded = ModuleLoaded(unit, self.models, out)
+            for handler in handlers:
+                handler(loaded)
         for i, scope in enumerate(self.scopes[unit.index]):
             out.extend(self.analyze_scope(unit, i, scope))
         return out
@@ -224,7 +228,9 @@ class Project:
                 deps.append((scope, call, qualified, on_self, "<recursive>" if target in self.in_progress else target))
             return self.resolve(scope, call, qualified, on_self)
 
-        fa = FunctionAnalysis(unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve)
+        fa = FunctionAnalysis(
+            unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve, self.options.checkers
+        )
         fa.interop_modules = self.options.interop_modules
         fa.page_size = self.options.page_size
         return fa

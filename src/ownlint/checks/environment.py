@@ -1,4 +1,5 @@
-"""Deprecated SYCL environment variables (OWN601).
+"""Deprecated SYCL environment variables (OWN601): the checker, a syntax walk
+run on each loaded module (`ModuleLoaded`).
 
 A syntactic check over the whole module (it is about names and keys, not
 about a handle's state), with keys folded through module constants and
@@ -25,14 +26,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ownlint.engine.events import Checker, ModuleLoaded
 from ownlint.engine.models import EnvModel
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import RawViolation
 from ownlint.engine.values import Val, str_value
 from ownlint.engine.walk import children, is_statement, walk
-
-# SYCL_DEVICE_FILTER values with an exact ONEAPI_DEVICE_SELECTOR equivalent
-_EXACT = {"level_zero": "level_zero:*", "level_zero:gpu": "level_zero:gpu", "level_zero:*": "level_zero:*"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +123,16 @@ class _Finder:
         if old is None or type(value) is not cst.SimpleString:
             return (), False
         edits = [Edit(key, _quote(key, self.env.replacement))]
-        exact = _EXACT.get(old)
+        exact = self.env.translations.get(old)
         if exact is not None:
             if exact != old:
                 edits.append(Edit(value, _quote(value, exact)))
             return tuple(edits), True
-        parts = old.split(":")
-        if len(parts) == 3 and parts[0] == "level_zero" and parts[1] == "gpu" and parts[2].isdigit():
-            # device numbers count GPUs in the old syntax, all devices in the new
-            edits.append(Edit(value, _quote(value, f"level_zero:{parts[2]}")))
-            return tuple(edits), False
+        for prefix, new in self.env.numbered_translations.items():
+            number = old[len(prefix) :]
+            if old.startswith(prefix) and number.isdigit():
+                edits.append(Edit(value, _quote(value, new + number)))
+                return tuple(edits), False
         return (), False
 
     def is_mapping(self, node: cst.BaseExpression) -> bool:
@@ -247,3 +246,11 @@ def check_environment(
     finder = _Finder(unit_index, names, env, constants)
     finder.run(module)
     return finder.found
+
+
+class EnvironmentChecker(Checker):
+    def on_module_loaded(self, e: ModuleLoaded) -> None:
+        env = e.models.environment
+        unit = e.unit
+        if env.deprecated and any(name in unit.source for name in env.deprecated):
+            e.out.extend(check_environment(unit.index, unit.module, unit.names, env, unit.constants))

@@ -1,0 +1,365 @@
+"""What the analysis tells checkers, and how checkers report.
+
+The engine evaluates statements on each path and keeps the typestates
+(state.py); it decides nothing about rules. At each point where a rule could
+apply it publishes an event (the Clang analyzer's `checkPostCall`,
+`checkBind`, `checkDeadSymbols`, ...): a use of a tracked object, its release,
+a transfer, a return, a new external mapping, and so on, with the facts the
+engine knows there (the object's typestate before the event, its owner's).
+A checker (`Checker`, one per rule family, in `ownlint.checks`) subscribes
+by overriding the `on_<event>` methods it needs, and reports through the
+`Findings` it is given. The engine names no rule code: it learns the checkers
+from its options (`EngineOptions.checkers`, their import names), given by
+whoever runs it.
+
+Typestate transitions stay in the engine and do not depend on what was
+reported: a release of a handle that is not the application's to release
+(already freed, transferred, borrowed, or kept by a live owner) changes
+nothing; a second transfer or consumption changes nothing. An object a
+finding was reported on is marked so (`HState.reported`), and no later
+event about it on that path is published.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import libcst as cst
+
+from ownlint.engine.state import HState, Step
+from ownlint.engine.values import Obj, Val
+
+if TYPE_CHECKING:
+    from ownlint.engine.linear import Lin
+    from ownlint.engine.model_types import Adopt, Borrow, ModelSet
+    from ownlint.engine.summaries import Summary
+    from ownlint.engine.typestate_base import RawViolation, Unit
+    from ownlint.engine.violations import Violation
+
+Facts = tuple[tuple[str, str], ...]
+
+
+class Findings(Protocol):
+    """Where a checker reports (the analysis of one path, at one event)."""
+
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        handle: str | cst.CSTNode | None,
+        facts: Facts = (),
+        story: tuple[Step, ...] = (),
+        obj: Obj | None = None,
+    ) -> None:
+        """A finding at `node`. With `obj`, its story is the object's own
+        followed by `story`, and the object is marked reported on this path."""
+
+
+# -- events about one tracked object -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """`obj` is used (passed to a call, read through) at `node`."""
+
+    obj: Obj
+    state: HState
+    owner: HState | None  # the typestate of the object that owns or lent it
+    node: cst.CSTNode
+    spelled: str | cst.CSTNode
+    via: Summary | None  # the project function the use happened in, if not here
+    inner: Step | None  # where, inside `via`
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """`obj` is released (destroyed, freed) at `node`."""
+
+    obj: Obj
+    state: HState
+    owner: HState | None
+    owner_referenced: bool  # a local name still holds the owner
+    node: cst.CSTNode
+    spelled: str | cst.CSTNode
+    via: Summary | None
+    inner: Step | None
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """An owner takes `obj` over (adoption with ownership transfer)."""
+
+    obj: Obj
+    state: HState
+    node: cst.CSTNode
+    spelled: str | cst.CSTNode
+    via: Summary | None
+    inner: Step | None
+
+
+@dataclass(frozen=True, slots=True)
+class Consume:
+    """A consumer takes a capsule `obj` (renames it)."""
+
+    obj: Obj
+    state: HState
+    node: cst.CSTNode
+    spelled: str | cst.CSTNode
+    via: Summary | None
+    inner: Step | None
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    """`obj` is handed back to the caller, whose owner (if any) dies when the function returns."""
+
+    obj: Obj
+    state: HState
+    owner_dies: bool
+    node: cst.Return
+    spelled: str | None
+    step: Step  # "its owner dies when the function returns"
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """`obj` is exported (to DLPack) at `node`."""
+
+    obj: Obj
+    state: HState
+    node: cst.CSTNode
+    spelled: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToThread:
+    """`obj` is handed to another thread or process (`api` names how)."""
+
+    obj: Obj
+    state: HState
+    owner: HState | None
+    node: cst.CSTNode
+    api: str
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """`obj` is stored where it outlives the function (`where`: "attribute", "global", "return" ...)."""
+
+    obj: Obj
+    state: HState
+    node: cst.CSTNode
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class BorrowFrom:
+    """A handle is borrowed from an owner (`get_native(q)`) whose typestate is `owner`."""
+
+    owner: HState
+    borrow: Borrow
+    node: cst.CSTNode
+    spelled: str
+
+
+# -- events about calls and memory ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AdoptCall:
+    """A call adopts a native handle (`make_queue(h, ...)`): its model, its
+    arguments, and whether the handle is host memory."""
+
+    adopt: Adopt
+    node: cst.Call
+    host_memory: bool
+    args: tuple[tuple[cst.Arg, Val], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """Where a mapping's host memory comes from."""
+
+    aligned: bool
+    read_only: bool
+    source: str
+    temporary: bool  # nothing keeps it alive past this statement
+
+
+@dataclass(frozen=True, slots=True)
+class Overlap:
+    """A live mapping of the same buffer that a new one overlaps."""
+
+    range: str
+    other: str
+    story: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MappingMade:
+    """A call maps host memory (where it is known: at the call, or at the
+    caller of the helper `via` that mapped what the caller passed)."""
+
+    node: cst.CSTNode
+    via: Summary | None
+    sizes: tuple[Lin, ...] | None  # the sizes it may have, None: unknown (checked once)
+    size_aligned: tuple[bool | None, ...]  # for each size: page-aligned, or unknown
+    buffer: Buffer | None  # None: the address is not in a known buffer (or was checked)
+    offset: Lin | None
+    offset_aligned: bool | None
+    read_only_flag: bool | None  # the read-only flag was asked for (None: unknown)
+    overlap: Overlap | None
+
+
+@dataclass(frozen=True, slots=True)
+class BufferReleased:
+    """A buffer's memory goes away (`how`: closed, deleted, its `with` ended)
+    while a mapping of it is live."""
+
+    node: cst.CSTNode
+    name: str
+    how: str
+    mapping: HState
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnMapping:
+    """A live mapping of a buffer local to the function is returned."""
+
+    mapping: HState
+    node: cst.Return
+    spelled: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DanglingLink:
+    """A descriptor whose link points at a temporary (or, when returned, a
+    local that dies with the frame) is read by a call or returned."""
+
+    node: cst.CSTNode
+    target: str | None  # the linked structure's type, when known
+    returned: bool
+
+
+# -- events about whole files -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleLoaded:
+    """A file was parsed and its names resolved (for checkers that walk syntax)."""
+
+    unit: Unit
+    models: ModelSet
+    out: list[RawViolation]  # where such checkers put what they find
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsable:
+    """A file is not valid Python: where, and why."""
+
+    path: str
+    line: int
+    column: int
+    reason: str
+    out: list[Violation]  # where checkers put what they find
+
+
+def inside(e: Use | Release | Transfer | Consume, label: str) -> tuple[Step, ...]:
+    """The step where an event happened inside the helper it came through
+    (labelled "`label`, inside `helper`"), for the finding's story; none when
+    it happened here."""
+    if e.inner is None or e.via is None:
+        return ()
+    return (Step(e.inner.unit, e.inner.node, f"{label}, inside `{e.via.name}`", e.inner.stmt),)
+
+
+def via(e: Use | Release | Transfer | Consume) -> Facts:
+    """The fact `via`: the helper an event came through, if any."""
+    return (("via", e.via.name),) if e.via is not None else ()
+
+
+class Checker:
+    """A rule family. Override the `on_<event>` methods it needs; the engine
+    calls only those (a checker with no handler for an event costs it nothing).
+    A checker keeps no state of its own between events: what it needs to know
+    of a path is in the path's typestates."""
+
+    def on_use(self, e: Use, out: Findings) -> None: ...
+    def on_release(self, e: Release, out: Findings) -> None: ...
+    def on_transfer(self, e: Transfer, out: Findings) -> None: ...
+    def on_consume(self, e: Consume, out: Findings) -> None: ...
+    def on_return(self, e: Return, out: Findings) -> None: ...
+    def on_export(self, e: Export, out: Findings) -> None: ...
+    def on_to_thread(self, e: ToThread, out: Findings) -> None: ...
+    def on_store(self, e: Store, out: Findings) -> None: ...
+    def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None: ...
+    def on_adopt_call(self, e: AdoptCall, out: Findings) -> None: ...
+    def on_mapping_made(self, e: MappingMade, out: Findings) -> None: ...
+    def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
+    def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
+    def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
+    def on_module_loaded(self, e: ModuleLoaded) -> None: ...
+    def on_unparsable(self, e: Unparsable) -> None: ...
+
+
+EVENTS = (
+    "use",
+    "release",
+    "transfer",
+    "consume",
+    "return",
+    "export",
+    "to_thread",
+    "store",
+    "borrow_from",
+    "adopt_call",
+    "mapping_made",
+    "buffer_released",
+    "return_mapping",
+    "dangling_link",
+    "module_loaded",
+    "unparsable",
+)
+
+
+class Subscribers:
+    """For each event, the handlers of the checkers that override it, in the checkers' order."""
+
+    def __init__(self, checkers: tuple[Checker, ...]) -> None:
+        self.checkers = checkers
+        self.handlers: dict[str, tuple[Callable[..., None], ...]] = {
+            name: tuple(
+                getattr(c, f"on_{name}")
+                for c in checkers
+                if getattr(type(c), f"on_{name}") is not getattr(Checker, f"on_{name}")
+            )
+            for name in EVENTS
+        }
+
+    def __getitem__(self, event: str) -> tuple[Callable[..., None], ...]:
+        return self.handlers[event]
+
+
+_SUBSCRIBERS: dict[tuple[str, ...], Subscribers] = {}
+
+
+def subscribers(specs: tuple[str, ...]) -> Subscribers:
+    """The subscribers of the checkers named by `specs` ("package.module:Class",
+    as `EngineOptions.checkers` gives them), imported and made once per process.
+    Names rather than objects: the options stay plain data (the result cache's
+    key), and nothing is imported until something is analysed."""
+    found = _SUBSCRIBERS.get(specs)
+    if found is None:
+        found = _SUBSCRIBERS[specs] = Subscribers(tuple(_load(spec) for spec in specs))
+    return found
+
+
+def _load(spec: str) -> Checker:
+    module, _, name = spec.partition(":")
+    checker = getattr(importlib.import_module(module), name)()
+    if not isinstance(checker, Checker):
+        raise TypeError(f"{spec} is not an ownlint checker (events.Checker)")
+    return checker

@@ -20,7 +20,7 @@ make a component larger, never lose a finding.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import SourceFile
@@ -120,20 +120,15 @@ class Triggers:
         return not self._plain.isdisjoint(words) or (self._odd is not None and self._odd.search(text) is not None)
 
 
-def select(
-    files: list[SourceFile], models: ModelSet, first: Sequence[set[str] | None] | None = None
-) -> list[list[int]]:
+def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
     """The components to analyse: lists of indices into `files`, each sorted,
-    the list in a deterministic order. Files in none need no analysis.
-
-    `first`, when given, is `Triggers.words_of` of each file's text, already
-    found (by a caller that read the files one by one)."""
+    the list in a deterministic order. Files in none need no analysis."""
     test = Triggers(models)
     if not test.words:
         return []
     word_cache: dict[int, set[str]] = {}
     for i, f in enumerate(files):
-        words = first[i] if first is not None else test.words_of(f.source)
+        words = test.words_of(f.source)
         if words is not None:
             word_cache[i] = words
 

@@ -135,3 +135,20 @@ def test_an_import_that_changes_what_a_name_means(tmp_path: Path) -> None:
     lookalike = module.format(imp="from taskq import make_queue as mq")
     seen = check_steps(tmp_path, [sycl, lookalike, sycl])
     assert seen == [[("OWN101", 7)], [], [("OWN101", 7)]]
+
+
+def test_deprecated_variable_found_the_same_piece_by_piece(tmp_path: Path) -> None:
+    """The OWN601 checker walks, in an editor's re-check, only the functions
+    whose text names the variable or a module constant holding it: every way
+    the fixture sets or reads it is still found, as a fresh check finds it."""
+    fixture = (FIXTURES / "conformance" / "01_own601_device_filter.py").read_text(encoding="utf-8")
+    extra = (
+        "\n\nKEY = 'SYCL_DEVICE_FILTER'\n\n\n"
+        "def through_a_constant():\n    os.environ[KEY] = 'level_zero:gpu'\n\n\n"
+        "def unrelated(n):\n    return n + 1\n"
+    )
+    text = "import os\n" + fixture + extra
+    edited = text.replace("    return n + 1\n", "    m = n\n    return m + 1\n")
+    seen = check_steps(tmp_path, [text, edited, text])
+    assert seen[0] == seen[1] == seen[2]
+    assert sum(code == "OWN601" for code, _ in seen[0]) >= 5

@@ -98,7 +98,7 @@ async def test_editing_the_bug_away_clears_it_and_the_latest_version_wins(
     assert len((await open_document(client, path, BUGGY)).diagnostics) == 1
     published = waiter(client)
     # Three quick edits: the buggy text again, a half-typed line, then the fix. Only the
-    # last version is checked (the others fall inside the debounce) and published.
+    # last version is published (the others arrive within the debounce, or while a check runs).
     client.text_document_did_change(replace_all(uri, 2, BUGGY + "\n"))
     client.text_document_did_change(replace_all(uri, 3, BUGGY + "zeMem"))
     client.text_document_did_change(replace_all(uri, 4, FIXED))

@@ -148,5 +148,6 @@ def test_jobs_do_not_change_the_reports(names: list[str], monkeypatch: pytest.Mo
     pooled = runner.analyze(files, models, options, jobs=4)
     assert [r.path for r in alone] == names
     assert [report_to_dict(r) for r in pooled] == [report_to_dict(r) for r in alone]
-    if any("# E:" in f.source for f in files):
+    # a fixture that stands alone finds its bugs alone (a package's module may need its siblings)
+    if any("# E:" in f.source and "_pkg/" not in f.path for f in files):
         assert any(r.diagnostics for r in alone)

@@ -6,8 +6,11 @@ What it does:
   buffer (not the file on disk), with `api.check_source` and the
   configuration found by walking up from the document's path (as
   `ownlint check` would for that file);
-- on a change, waits `DEBOUNCE_SECONDS` of quiet first; a newer version
-  always wins: a check of an older version that finishes late is dropped;
+- on a change, waits `DEBOUNCE_SECONDS` (30 ms: changes an editor sends
+  together are checked once) and checks; while a check of a document runs,
+  a newer change waits for it and is checked right after (at most one check
+  runs and one waits, however fast the user types); a newer version always
+  wins: a check of an older version that finishes late is dropped;
 - publishes each finding with its code, the rule's severity, `source`
   "ownlint", the rule's documentation link as `codeDescription`, and the
   story (`Diagnostic.related`) as `relatedInformation`;
@@ -76,7 +79,7 @@ except ImportError:  # pygls 1.x
     from pygls.server import LanguageServer  # type: ignore[no-redef,attr-defined,unused-ignore]
 from pygls.uris import to_fs_path
 
-DEBOUNCE_SECONDS = 0.3
+DEBOUNCE_SECONDS = 0.03
 UNTITLED = "untitled.py"
 
 
@@ -126,6 +129,8 @@ class OwnlintServer:
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ownlint-check")
         self.open: set[str] = set()
         self.pending: dict[str, asyncio.Task[None]] = {}
+        self.running: set[str] = set()  # documents whose check is under way (past its debounce)
+        self.again: set[str] = set()  # documents changed while their check ran: check once more after it
         self.checked: dict[str, Checked] = {}
         self.problems: dict[str, str] = {}
         self.files = WorkspaceFiles()
@@ -175,7 +180,12 @@ class OwnlintServer:
             return self.hover(params)
 
     def schedule(self, uri: str, delay: float) -> None:
-        """Check `uri` after `delay` seconds, replacing a check scheduled or running for an older version."""
+        """Check `uri` after `delay` seconds, replacing a check still waiting; if one
+        is under way, check again as soon as it ends (its result, for an older
+        version, is dropped)."""
+        if uri in self.running:
+            self.again.add(uri)
+            return
         self.cancel(uri)
         self.pending[uri] = asyncio.ensure_future(self._check_later(uri, delay))
 
@@ -183,16 +193,25 @@ class OwnlintServer:
         task = self.pending.pop(uri, None)
         if task is not None:
             task.cancel()
+        self.again.discard(uri)
 
     async def _check_later(self, uri: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
+        self.running.add(uri)
         try:
             await self.check(uri)
         except asyncio.CancelledError:
             raise
         except Exception as error:  # one document's check is isolated: say what broke, keep serving
             self._log(f"ownlint failed on {uri}: {type(error).__name__}: {error}")
+        finally:
+            self.running.discard(uri)
+            if self.pending.get(uri) is asyncio.current_task():
+                del self.pending[uri]
+            if uri in self.again:
+                self.again.discard(uri)
+                self.schedule(uri, 0.0)
 
     async def check(self, uri: str) -> Checked | None:
         """Check the current version of `uri` and publish its diagnostics (None: closed or changed meanwhile)."""

@@ -32,6 +32,7 @@ from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import RawViolation
 from ownlint.engine.values import Val, str_value
 from ownlint.engine.walk import children, is_statement, walk
+from ownlint.lines import line_starts
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,5 +253,23 @@ class EnvironmentChecker(Checker):
     def on_module_loaded(self, e: ModuleLoaded) -> None:
         env = e.models.environment
         unit = e.unit
-        if env.deprecated and any(name in unit.source for name in env.deprecated):
+        if not env.deprecated or not any(name in unit.source for name in env.deprecated):
+            return
+        if not unit.pieces:
             e.out.extend(check_environment(unit.index, unit.module, unit.names, env, unit.constants))
+            return
+        # parsed piece by piece (the editor's re-checks): a function whose text
+        # names neither the variable nor a module constant holding it cannot set
+        # or read it, and is not walked (a 2,000-line module is mostly such functions)
+        words = set(env.deprecated) | {k for k, v in unit.constants.items() if str_value(v) in env.deprecated}
+        starts = line_starts(unit.source)
+        finder = _Finder(unit.index, unit.names, env, unit.constants)
+        for k, (piece, first) in enumerate(unit.pieces):
+            begin = starts[first - 1] if first <= len(starts) else len(unit.source)
+            nxt = unit.pieces[k + 1][1] if k + 1 < len(unit.pieces) else None
+            end = starts[nxt - 1] if nxt is not None and nxt <= len(starts) else len(unit.source)
+            only_functions = all(type(stmt) is cst.FunctionDef for stmt in piece.body)
+            if only_functions and not any(word in unit.source[begin:end] for word in words):
+                continue
+            finder.run(piece)
+        e.out.extend(finder.found)

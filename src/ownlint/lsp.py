@@ -29,7 +29,7 @@ Edits are not: a quick fix inserts exactly the text it means to.
 
 Positions are converted between ownlint's code points and the encoding
 negotiated with the client (UTF-16 unless the client offers another), and
-findings into LSP diagnostics, in `ownlint.lsp_convert`.
+findings into LSP diagnostics and quick fixes, in `ownlint.lsp_convert`.
 Checks run one at a time on a worker thread, so that the server keeps
 answering while one runs. A configuration or model error is shown once with
 `window/showMessage` and the document gets no diagnostics.
@@ -65,13 +65,13 @@ from lsprotocol import types as lsp
 
 from ownlint import __version__, api
 from ownlint.config import ConfigError, discover_config
-from ownlint.diagnostics import Diagnostic, Edit
+from ownlint.diagnostics import Diagnostic
 from ownlint.engine.models import ModelError
 from ownlint.lines import printable, split_lines
-from ownlint.lsp_convert import SOURCE, Positions, to_lsp_diagnostic
+from ownlint.lsp_convert import Positions, quick_fixes, to_lsp_diagnostic
 from ownlint.lsp_workspace import WorkspaceFiles, snapshot
 from ownlint.registry import all_rules
-from ownlint.suppress import code_at, suppression_edit
+from ownlint.suppress import code_at
 
 try:  # pygls 2
     from pygls.lsp.server import LanguageServer
@@ -276,60 +276,8 @@ class OwnlintServer:
         positions = self.positions(checked.source)
         first = positions.from_client(params.range.start)[0]
         last = positions.from_client(params.range.end)[0]
-        actions: list[lsp.CodeAction] = []
-        for finding in checked.findings:
-            if finding.span.end_line < first or finding.span.line > last:
-                continue
-            shown = to_lsp_diagnostic(finding, positions, finding.path)
-            matching = [
-                d
-                for d in params.context.diagnostics
-                if d.source == SOURCE and d.code == finding.code and d.range.start.line == finding.span.line - 1
-            ] or [shown]
-            if finding.fix is not None:
-                title = printable(
-                    finding.fix.message if finding.fix.applicability == "safe" else f"{finding.fix.message} (unsafe)"
-                )
-                actions.append(
-                    self._action(
-                        uri,
-                        title,
-                        finding.fix.edits,
-                        positions,
-                        matching,
-                        checked.version,
-                        finding.fix.applicability == "safe",
-                    )
-                )
-            edit = suppression_edit(checked.source, finding.span.line, finding.code)
-            if edit is not None:
-                title = f"Ignore {finding.code} on this line"
-                actions.append(self._action(uri, title, (edit,), positions, matching, checked.version, False))
-        return actions
-
-    def _action(
-        self,
-        uri: str,
-        title: str,
-        edits: Sequence[Edit],
-        positions: Positions,
-        diagnostics: list[lsp.Diagnostic],
-        version: int | None,
-        preferred: bool,
-    ) -> lsp.CodeAction:
-        text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit | lsp.SnippetTextEdit] = [
-            lsp.TextEdit(range=positions.range(e.span), new_text=e.content) for e in edits
-        ]
-        change = lsp.TextDocumentEdit(
-            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=text_edits
-        )
-        return lsp.CodeAction(
-            title=title,
-            kind=lsp.CodeActionKind.QuickFix,
-            diagnostics=diagnostics,
-            edit=lsp.WorkspaceEdit(document_changes=[change]),
-            is_preferred=preferred or None,
-        )
+        shown = params.context.diagnostics
+        return quick_fixes(uri, checked.source, checked.version, checked.findings, positions, (first, last), shown)
 
     def hover(self, params: lsp.HoverParams) -> lsp.Hover | None:
         """A rule's documentation, over its code in a suppression comment."""

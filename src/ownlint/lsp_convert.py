@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
-from ownlint.diagnostics import Diagnostic, Span
+from ownlint.diagnostics import Diagnostic, Edit, Span
 from ownlint.lines import printable
 from ownlint.registry import all_rules
+from ownlint.suppress import suppression_edit
 
 SOURCE = "ownlint"
 
@@ -93,4 +94,61 @@ def _plain_range(span: Span) -> lsp.Range:
     return lsp.Range(
         start=lsp.Position(line=span.line - 1, character=span.column - 1),
         end=lsp.Position(line=span.end_line - 1, character=span.end_column - 1),
+    )
+
+
+def quick_fixes(
+    uri: str,
+    source: str,
+    version: int | None,
+    findings: Sequence[Diagnostic],
+    positions: Positions,
+    lines: tuple[int, int],
+    shown: Sequence[lsp.Diagnostic],
+) -> list[lsp.CodeAction]:
+    """The quick fixes for the findings on `lines` (first, last) of a document:
+    the rule's fix where it offers one, and a suppression comment. `shown` is
+    what the client sent as the diagnostics in context."""
+    first, last = lines
+    actions: list[lsp.CodeAction] = []
+    for finding in findings:
+        if finding.span.end_line < first or finding.span.line > last:
+            continue
+        matching = [
+            d
+            for d in shown
+            if d.source == SOURCE and d.code == finding.code and d.range.start.line == finding.span.line - 1
+        ] or [to_lsp_diagnostic(finding, positions, finding.path)]
+        if finding.fix is not None:
+            safe = finding.fix.applicability == "safe"
+            title = printable(finding.fix.message if safe else f"{finding.fix.message} (unsafe)")
+            actions.append(_action(uri, title, finding.fix.edits, positions, matching, version, safe))
+        edit = suppression_edit(source, finding.span.line, finding.code)
+        if edit is not None:
+            title = f"Ignore {finding.code} on this line"
+            actions.append(_action(uri, title, (edit,), positions, matching, version, False))
+    return actions
+
+
+def _action(
+    uri: str,
+    title: str,
+    edits: Sequence[Edit],
+    positions: Positions,
+    diagnostics: list[lsp.Diagnostic],
+    version: int | None,
+    preferred: bool,
+) -> lsp.CodeAction:
+    text_edits: list[lsp.TextEdit | lsp.AnnotatedTextEdit | lsp.SnippetTextEdit] = [
+        lsp.TextEdit(range=positions.range(e.span), new_text=e.content) for e in edits
+    ]
+    change = lsp.TextDocumentEdit(
+        text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=text_edits
+    )
+    return lsp.CodeAction(
+        title=title,
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=diagnostics,
+        edit=lsp.WorkspaceEdit(document_changes=[change]),
+        is_preferred=preferred or None,
     )

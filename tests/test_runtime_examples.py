@@ -2,8 +2,8 @@
 honest statically too: ownlint reports exactly their `# E:` lines, and nothing
 in a fix. Runs without dpctl.
 
-Two bugs the runtime shows are not detected yet; their examples are strict
-expected failures here, like tests/pending: when the capability lands, the
+A bug the runtime shows that is not detected yet has its example as a strict
+expected failure here, like tests/pending: when the capability lands, the
 test fails until the example leaves PENDING.
 """
 
@@ -17,9 +17,6 @@ from test_fixtures import check_fixture
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime" / "examples"
 
 PENDING = {
-    # API.md section 4 lists `mem._pointer` of dpctl USM memory as a borrowed
-    # pointer; rules/dpctl.toml models only `addressof_ref()` so far.
-    "own102_invalid.py": "dpctl USM memory owners and `mem._pointer` are not modelled yet",
     "own404_invalid.py": "OWN404 async-argument-released is not in the engine yet",
 }
 

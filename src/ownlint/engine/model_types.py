@@ -115,6 +115,16 @@ class Borrow:
 
 
 @dataclass(frozen=True, slots=True)
+class BorrowAttribute:
+    """An attribute of an owner that is a borrowed address (`mem._pointer`), or
+    leads to one through constant subscripts (`a.__sycl_usm_array_interface__["data"][0]`)."""
+
+    borrow: Borrow  # its `function` is the attribute's name
+    path: tuple[str | int, ...]  # the subscripts after the attribute
+    owner_kinds: tuple[str, ...]  # only on owners of these kinds (empty: any tracked owner)
+
+
+@dataclass(frozen=True, slots=True)
 class MapCall:
     """A call that may map host memory through a chained extension descriptor."""
 
@@ -178,6 +188,7 @@ class ModelSet:
     by_last_name: dict[str, CallModel] = field(default_factory=dict)
     by_qualified: dict[str, CallModel] = field(default_factory=dict)
     out_parameter: set[str] = field(default_factory=set)
+    borrow_attributes: dict[str, BorrowAttribute] = field(default_factory=dict)  # by attribute name
     derive: set[str] = field(default_factory=set)
     derive_attributes: set[str] = field(default_factory=set)
     inspect: set[str] = field(default_factory=set)

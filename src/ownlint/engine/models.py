@@ -24,6 +24,7 @@ else:  # pragma: no cover
 from ownlint.engine.model_types import (
     Adopt,
     Borrow,
+    BorrowAttribute,
     CallModel,
     CapsuleModel,
     Create,
@@ -78,6 +79,11 @@ class _Reader:
         elif kind is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 self.fail(key, "must be a list of strings")
+        elif kind == "path":  # constant subscripts: strings and integers
+            if not isinstance(value, list) or not all(
+                isinstance(v, (str, int)) and not isinstance(v, bool) for v in value
+            ):
+                self.fail(key, "must be a list of strings and integers")
         elif kind is int:
             if not isinstance(value, int) or isinstance(value, bool):
                 self.fail(key, "must be an integer")
@@ -194,6 +200,15 @@ def _load_file(path: Path, models: ModelSet) -> None:
         for fn in fns:
             b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name)
             _merge(models, "last-name", fn, CallModel(borrow=b))
+    for i, raw in enumerate(top.get("borrow-attribute", "tables", [])):
+        r = _Reader(path, f"[[borrow-attribute]][{i}]", raw)
+        attrs = r.get("attributes", list, required=True)
+        steps = r.get("path", "path", [])
+        kinds = tuple(r.get("owner-kinds", list, []))
+        r.done()
+        for attr in attrs:
+            b = Borrow(attr, -1, "tracked", (), ownership.guard_modules, name)
+            models.borrow_attributes[attr] = BorrowAttribute(b, tuple(steps), kinds)
     for i, raw in enumerate(top.get("owner", "tables", [])):
         r = _Reader(path, f"[[owner]][{i}]", raw)
         fns = r.get("functions", list, required=True)
@@ -310,6 +325,7 @@ def load_models(extra: Iterable[Path] = ()) -> ModelSet:
 __all__ = [
     "Adopt",
     "Borrow",
+    "BorrowAttribute",
     "CallModel",
     "CapsuleModel",
     "Create",

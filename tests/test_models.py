@@ -63,6 +63,15 @@ def test_every_builtin_model_loads() -> None:
             "[model]\nname = 'x'\n[memory]\ndescriptor-pattern = '(_desc'\n",
             "[memory].descriptor-pattern: not a regular expression",
         ),
+        (
+            "[model]\nname = 'x'\n[[borrow-attribute]]\nattributes = ['_p']\npath = ['data', 0.5]\n",
+            "[[borrow-attribute]][0].path: must be a list of strings and integers",
+        ),
+        (
+            "[model]\nname = 'x'\n[[submit]]\nfunctions = ['go']\narguments = ['1']\n",
+            "[[submit]][0].arguments: must be a list of integers",
+        ),
+        ("[model]\nname = 'x'\n[async]\nwait-method = ['wait']\n", "[async].wait-method: unknown key"),
     ],
 )
 def test_a_bad_model_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:

@@ -38,6 +38,7 @@ CHECKERS: tuple[str, ...] = (
     "ownlint.checks.lifetime:LifetimeChecker",
     "ownlint.checks.memmap:MemmapChecker",
     "ownlint.checks.interop:InteropChecker",
+    "ownlint.checks.asynchronous:AsyncChecker",
     "ownlint.checks.environment:EnvironmentChecker",
 )
 

@@ -71,7 +71,7 @@ built-ins) may be retained by it, so its death is never proved afterwards. A
 `yield` does not end a generator's frame and is not a return.
 """,
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.3.",
-    runtime="yes: reading `mem._pointer` after its dpctl memory died is a segmentation fault (`runtime/examples/own102_invalid.py`; that `_pointer` is not detected yet)",
+    runtime="yes: reading `mem._pointer` after its dpctl memory died is a segmentation fault (`runtime/examples/own102_invalid.py`)",
 )
 
 

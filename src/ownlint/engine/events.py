@@ -244,6 +244,19 @@ class DanglingLink:
     returned: bool
 
 
+@dataclass(frozen=True, slots=True)
+class InFlightReleased:
+    """An owner dies (`how`: deleted, rebound, the function returns) while an
+    asynchronous submission that reads it may still run (`submitted`: where)."""
+
+    obj: Obj
+    state: HState
+    node: cst.CSTNode
+    name: str | None
+    how: str
+    submitted: tuple[Step, ...]
+
+
 # -- events about whole files -------------------------------------------------------
 
 
@@ -301,6 +314,7 @@ class Checker:
     def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
     def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
     def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
+    def on_in_flight_released(self, e: InFlightReleased, out: Findings) -> None: ...
     def on_module_loaded(self, e: ModuleLoaded) -> None: ...
     def on_unparsable(self, e: Unparsable) -> None: ...
 
@@ -320,6 +334,7 @@ EVENTS = (
     "buffer_released",
     "return_mapping",
     "dangling_link",
+    "in_flight_released",
     "module_loaded",
     "unparsable",
 )

@@ -115,6 +115,39 @@ class Borrow:
 
 
 @dataclass(frozen=True, slots=True)
+class BorrowAttribute:
+    """An attribute of an owner that is a borrowed address (`mem._pointer`), or
+    leads to one through constant subscripts (`a.__sycl_usm_array_interface__["data"][0]`)."""
+
+    borrow: Borrow  # its `function` is the attribute's name
+    path: tuple[str | int, ...]  # the subscripts after the attribute
+    owner_kinds: tuple[str, ...]  # only on owners of these kinds (empty: any tracked owner)
+
+
+@dataclass(frozen=True, slots=True)
+class Submit:
+    """An asynchronous submission (`q.submit_async(kernel, args, ...)`): it returns
+    an event at once, and the memory in its argument positions must outlive it."""
+
+    function: str
+    arguments: tuple[int, ...]  # positional indexes holding memory (a list or tuple there: its elements)
+    argument_keywords: tuple[str, ...]
+    dependencies: int  # positional index of the events it waits for (-1: none)
+    dependency_keywords: tuple[str, ...]
+    model: str
+
+
+@dataclass(slots=True)
+class AsyncModel:
+    """What ends an asynchronous submission's hold on its arguments (`[async]`)."""
+
+    memory_owner_kinds: set[str] = field(default_factory=set)  # owners that must stay alive
+    wait_methods: set[str] = field(default_factory=set)  # ev.wait(), q.wait()
+    wait_functions: set[str] = field(default_factory=set)  # wait for every event of the first argument
+    keep_alive_methods: set[str] = field(default_factory=set)  # (args, events): args kept alive
+
+
+@dataclass(frozen=True, slots=True)
 class MapCall:
     """A call that may map host memory through a chained extension descriptor."""
 
@@ -178,6 +211,9 @@ class ModelSet:
     by_last_name: dict[str, CallModel] = field(default_factory=dict)
     by_qualified: dict[str, CallModel] = field(default_factory=dict)
     out_parameter: set[str] = field(default_factory=set)
+    borrow_attributes: dict[str, BorrowAttribute] = field(default_factory=dict)  # by attribute name
+    submits: dict[str, Submit] = field(default_factory=dict)  # by method name
+    asynchronous: AsyncModel = field(default_factory=AsyncModel)
     derive: set[str] = field(default_factory=set)
     derive_attributes: set[str] = field(default_factory=set)
     inspect: set[str] = field(default_factory=set)
@@ -216,4 +252,4 @@ class ModelSet:
 
     def trigger_words(self) -> set[str]:
         """Names whose absence from a file's text proves no model applies there."""
-        return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified}
+        return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified} | set(self.submits)

@@ -23,7 +23,9 @@ else:  # pragma: no cover
 
 from ownlint.engine.model_types import (
     Adopt,
+    AsyncModel,
     Borrow,
+    BorrowAttribute,
     CallModel,
     CapsuleModel,
     Create,
@@ -34,6 +36,7 @@ from ownlint.engine.model_types import (
     ModelSet,
     Ownership,
     Release,
+    Submit,
     ThreadModel,
 )
 
@@ -78,6 +81,14 @@ class _Reader:
         elif kind is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 self.fail(key, "must be a list of strings")
+        elif kind == "path":  # constant subscripts: strings and integers
+            if not isinstance(value, list) or not all(
+                isinstance(v, (str, int)) and not isinstance(v, bool) for v in value
+            ):
+                self.fail(key, "must be a list of strings and integers")
+        elif kind == "ints":
+            if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                self.fail(key, "must be a list of integers")
         elif kind is int:
             if not isinstance(value, int) or isinstance(value, bool):
                 self.fail(key, "must be an integer")
@@ -194,6 +205,27 @@ def _load_file(path: Path, models: ModelSet) -> None:
         for fn in fns:
             b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name)
             _merge(models, "last-name", fn, CallModel(borrow=b))
+    for i, raw in enumerate(top.get("borrow-attribute", "tables", [])):
+        r = _Reader(path, f"[[borrow-attribute]][{i}]", raw)
+        attrs = r.get("attributes", list, required=True)
+        steps = r.get("path", "path", [])
+        kinds = tuple(r.get("owner-kinds", list, []))
+        r.done()
+        for attr in attrs:
+            b = Borrow(attr, -1, "tracked", (), ownership.guard_modules, name)
+            models.borrow_attributes[attr] = BorrowAttribute(b, tuple(steps), kinds)
+    for i, raw in enumerate(top.get("submit", "tables", [])):
+        r = _Reader(path, f"[[submit]][{i}]", raw)
+        fns = r.get("functions", list, required=True)
+        sub = dict(
+            arguments=tuple(r.get("arguments", "ints", [])),
+            argument_keywords=tuple(r.get("argument-keywords", list, [])),
+            dependencies=r.get("dependencies", int, -1),
+            dependency_keywords=tuple(r.get("dependency-keywords", list, [])),
+        )
+        r.done()
+        for fn in fns:
+            models.submits[fn] = Submit(fn, model=name, **sub)
     for i, raw in enumerate(top.get("owner", "tables", [])):
         r = _Reader(path, f"[[owner]][{i}]", raw)
         fns = r.get("functions", list, required=True)
@@ -258,6 +290,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         ("threads", models.threads),
         ("host-task", models.host_task),
         ("environment", models.environment),
+        ("async", models.asynchronous),
     ):
         raw_section = top.get(section, dict)
         if raw_section is not None:
@@ -309,7 +342,9 @@ def load_models(extra: Iterable[Path] = ()) -> ModelSet:
 
 __all__ = [
     "Adopt",
+    "AsyncModel",
     "Borrow",
+    "BorrowAttribute",
     "CallModel",
     "CapsuleModel",
     "Create",
@@ -321,6 +356,7 @@ __all__ = [
     "ModelSet",
     "Ownership",
     "Release",
+    "Submit",
     "ThreadModel",
     "builtin_model_dir",
     "load_models",

@@ -81,6 +81,11 @@ class HState:
     escaped: bool = False  # an owner some reference outside the locals may hold
     mapping: Mapping | None = None  # an external memory mapping: see memory.py
     prov: str = ""  # "explicit": made on an explicitly created context (what exports must not take)
+    # an owner in flight: the asynchronous submissions (their event objects) that
+    # may still read it, none of them known to be waited (asynchronous.py)
+    inflight: frozenset[Obj] = frozenset()
+    # an event object of a submission: the events it waited for (waiting it waits them)
+    after: frozenset[Obj] = frozenset()
 
     # dataclasses.replace costs about ten times a plain construction; these
     # run on every event of every path, so they construct directly
@@ -96,6 +101,8 @@ class HState:
             "escaped": self.escaped,
             "mapping": self.mapping,
             "prov": self.prov,
+            "inflight": self.inflight,
+            "after": self.after,
         }
         fields.update(changes)
         return HState(**fields)  # type: ignore[arg-type]
@@ -118,6 +125,8 @@ class HState:
             self.escaped,
             self.mapping,
             self.prov,
+            self.inflight,
+            self.after,
         )
 
     def with_first(self, first: str, step: Step) -> HState:
@@ -134,6 +143,8 @@ class HState:
             self.escaped,
             self.mapping,
             self.prov,
+            self.inflight,
+            self.after,
         )
 
 

@@ -134,7 +134,7 @@ class AdoptEval(EvalBase):
         label = f"ownership transferred here, inside `{via.name}`" if via is not None else "ownership transferred here"
         self.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label, where.stmt), owner=owner)
 
-    def borrow(self, b: Borrow, owner_val: Val, node: cst.Call, spelled: cst.CSTNode) -> Val:
+    def borrow(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: cst.CSTNode) -> Val:
         """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
         objs = objects_in(owner_val)
         self.use(owner_val, node, spelled)

@@ -297,6 +297,8 @@ class FunctionAnalysis:
             if value is not None:
                 ev.returned(value, node)
                 st.env[RETURN_KEY] = value
+            if self.models.submits:
+                ev.frame_ends(node)
         elif kind == "raise":
             assert type(node) is cst.Raise
             if node.exc is not None:

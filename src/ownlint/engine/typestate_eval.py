@@ -3,8 +3,8 @@
 Its methods come from mixins, by concern: names and statements
 (typestate_names), expressions (typestate_exprs), calls and their effects
 (typestate_calls), SYCL adopt/transfer/borrow (typestate_adopt), project
-summaries (typestate_replay), host memory (memory) and the rest of the
-interop catalogue (interop). This module holds the class and `expr`, which
+summaries (typestate_replay), host memory (memory), the rest of the
+interop catalogue (interop) and asynchronous submissions (asynchronous). This module holds the class and `expr`, which
 dispatches to the `expr_<Class>` methods.
 """
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Facts
 from ownlint.engine.interop import InteropEval
@@ -35,7 +36,7 @@ _UNKNOWN = object()
 _EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
 
 
-class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval):
+class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval, AsyncEval):
     """Evaluates expressions and statements on one path state, in place."""
 
     def __init__(self, fa: Analysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:

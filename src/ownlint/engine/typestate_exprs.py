@@ -18,6 +18,7 @@ from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork, _names_in, fol
 from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Struct, Sym, Val, objects_in
 
 if TYPE_CHECKING:
+    from ownlint.engine.models import Borrow
     from ownlint.engine.summaries import Summary
 
 
@@ -28,6 +29,7 @@ class ExprEval(EvalBase):
 
         def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
         def bind_target(self, target: cst.CSTNode, value: Val) -> None: ...
+        def borrow(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: cst.CSTNode) -> Val: ...
         def chain(self, v: Val) -> list[tuple[Struct, Val]]: ...
         def dangling_link(self, link: Val, leaving: set[str] | None) -> bool: ...
         def escape(self, value: Val) -> None: ...
@@ -87,11 +89,55 @@ class ExprEval(EvalBase):
         handled, value = self.memory_attribute(node, base)
         if handled:
             return value
+        lent = self.borrowed_attribute(node, base, ())
+        if lent is not None:
+            return lent
         if node.attr.value in self.models.derive_attributes and objects_in(base):
             return base
         return None
 
+    def borrowed_attribute(self, node: cst.CSTNode, base: Val, path: tuple[str | int, ...]) -> Val:
+        """`mem._pointer` (path `()`), or `a.iface["data"][0]` (the attribute's base
+        `base`, the subscripts `path`), of an owner of a kind the model names:
+        a handle borrowed from it ([[borrow-attribute]])."""
+        attr = node
+        while type(attr) is cst.Subscript:
+            attr = attr.value
+        if type(attr) is not cst.Attribute:
+            return None
+        spec = self.models.borrow_attributes.get(attr.attr.value)
+        if spec is None or spec.path != path or len(objects_in(base)) != 1:
+            return None
+        hs = self.st.heap.get(objects_in(base)[0])
+        if hs is None or hs.kind not in (OWNER, OWNER_DEAD) or (spec.owner_kinds and hs.tag not in spec.owner_kinds):
+            return None
+        return self.borrow(spec.borrow, base, node, attr.value)
+
+    def _borrow_path(self, node: cst.Subscript) -> tuple[bool, Val]:
+        """`a.iface["data"][0]` whose attribute and constant subscripts a
+        [[borrow-attribute]] names: (True, the borrowed handle or None); else
+        (False, None), with nothing evaluated."""
+        path: list[str | int] = []
+        head: cst.BaseExpression = node
+        while type(head) is cst.Subscript:
+            if len(head.slice) != 1 or type(head.slice[0].slice) is not cst.Index:
+                return False, None
+            key = literal(head.slice[0].slice.value)
+            if type(key) is not Const or not isinstance(key.value, (str, int)):
+                return False, None
+            path.insert(0, key.value)
+            head = head.value
+        if type(head) is not cst.Attribute or head.attr.value not in self.models.borrow_attributes:
+            return False, None
+        if self.models.borrow_attributes[head.attr.value].path != tuple(path):
+            return False, None
+        return True, self.borrowed_attribute(node, self.expr(head.value), tuple(path))
+
     def expr_Subscript(self, node: cst.Subscript) -> Val:
+        if self.models.borrow_attributes:
+            handled, lent = self._borrow_path(node)
+            if handled:
+                return lent
         base = self.expr(node.value)
         index: Val = None
         for el in node.slice:

@@ -10,7 +10,7 @@ import libcst as cst
 
 from ownlint.engine import domain
 from ownlint.engine.memvalues import parse_tag
-from ownlint.engine.state import OWNER, OWNER_DEAD
+from ownlint.engine.state import OWNER, OWNER_DEAD, HState
 from ownlint.engine.summaries import RETURN_KEY
 from ownlint.engine.typestate_base import EvalBase, _match_captures, _mentions, _without, target_key
 from ownlint.engine.values import Addr, AIface, BufRef, Lin, Mapping, Obj, Seq, Val, objects_in
@@ -24,6 +24,8 @@ class NamesEval(EvalBase):
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
 
+        def dies_in_flight(self, obj: Obj, hs: HState, node: cst.CSTNode, name: str | None, how: str) -> None: ...
+        def remade_in_flight(self, obj: Obj) -> None: ...
         def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
         def expr(self, node: cst.BaseExpression) -> Val: ...
         def outside(self, base: cst.BaseExpression) -> bool: ...
@@ -58,6 +60,7 @@ class NamesEval(EvalBase):
                 if parse_tag(hs.tag) is not None:
                     self.release_buffer(obj, self.site, how, name.strip("`"))
                 else:
+                    self.dies_in_flight(obj, hs, self.site, name.strip("`"), how)
                     self.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.site, f"{name} dies here"))
 
     def escape(self, value: Val) -> None:
@@ -165,6 +168,8 @@ class NamesEval(EvalBase):
     def forget(self, obj: Obj) -> None:
         """Recency: a site makes `obj` again, so names holding the old one forget it."""
         st = self.st
+        if obj in st.heap:
+            self.remade_in_flight(obj)
         st.heap.pop(obj, None)
         for k, v in list(st.env.items()):
             if v is None:

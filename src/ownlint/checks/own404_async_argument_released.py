@@ -1,0 +1,109 @@
+"""OWN404 async-argument-released."""
+
+from ownlint.checks.base import Check
+from ownlint.engine.violations import Violation
+from ownlint.rule import Rule
+
+RULE = Rule(
+    code="OWN404",
+    name="async-argument-released",
+    severity="error",
+    summary="Memory passed to an asynchronous submission is released while the submission may still run.",
+    what_it_does="""
+Reports a memory object (dpctl `MemoryUSM*`, a `dpctl.tensor` or `dpnp`
+array, any owner a model's `[async]` table names) passed in the arguments
+of an asynchronous submission (`q.submit_async(kernel, args, ...)`,
+`q.memcpy_async(dst, src, n)` and the other `[[submit]]` entries) that dies
+before the submission's event is waited: its last reference deleted or
+rebound (also by the next iteration of a loop), or its local owner going out
+of scope at a `return`. Waiting the event, an event that depends on it
+(`dEvents=[ev]`), the queue (`q.wait()`), `dpctl.SyclEvent.wait_for(events)`,
+or handing the arguments to `q._submit_keep_args_alive(args, events)` ends the
+danger. Reported at the `del`, the rebinding assignment or the `return`.
+""",
+    why_bad="""
+An asynchronous submission returns before the kernel or copy has run, and
+does not keep its arguments alive: the Python object is the only owner of
+the USM allocation. When it dies, the allocation is freed while the device
+may still read or write it: the kernel reads garbage or writes into memory
+the allocator has handed to someone else.
+""",
+    invalid=(
+        """
+import dpctl
+import dpctl.memory
+
+
+def fill(q, kernel, n):
+    buf = dpctl.memory.MemoryUSMDevice(n * 4, queue=q)
+    ev = q.submit_async(kernel, [buf], [n])
+    del buf  # E: OWN404 (the kernel may still run)
+    ev.wait()
+""",
+        """
+import dpctl
+import dpctl.tensor as dpt
+
+
+def start(q, kernel, n):
+    tmp = dpt.empty(n, dtype="f4", sycl_queue=q)
+    ev = q.submit_async(kernel, [tmp, n], [n])
+    return ev  # E: OWN404 (tmp dies here, the kernel may still run)
+""",
+    ),
+    valid=(
+        """
+import dpctl
+import dpctl.memory
+
+
+def fill(q, kernel, n):
+    buf = dpctl.memory.MemoryUSMDevice(n * 4, queue=q)
+    ev = q.submit_async(kernel, [buf], [n])
+    ev.wait()  # the kernel is done
+    del buf
+""",
+        """
+import dpctl
+import dpctl.memory
+
+
+def start(q, kernel, n):
+    buf = dpctl.memory.MemoryUSMDevice(n * 4, queue=q)
+    args = [buf, n]
+    ev = q.submit_async(kernel, args, [n])
+    ht = q._submit_keep_args_alive(args, [ev])  # the runtime holds them until ev completes
+    return ev, ht
+""",
+    ),
+    known_limits="""
+A memory object stored somewhere, or passed to a call that may keep it, is
+not known to die, so nothing is reported for it. Waits are not matched to
+their queue: any `wait()` on something that is not a known event counts as
+waiting every submission. An explicit free or close of memory in flight is
+not reported yet.
+""",
+    references="""
+API.md section 4, "Asynchronous submission".
+dpctl: `SyclQueue.submit_async`, `memcpy_async`, `_submit_keep_args_alive`.
+""",
+)
+
+_HOW = {
+    "deleted": ("is deleted", "deleted here"),
+    "rebound": ("is rebound, losing its last reference,", "rebound here"),
+    "returns": ("dies when the function returns", "dies here"),
+}
+
+
+def describe(v: Violation) -> tuple[str, str, str]:
+    what = f"`{v.handle}`" if v.handle else "memory passed to an asynchronous submission"
+    verb, label = _HOW.get(v.fact("how"), ("is released", "released here"))
+    return (
+        f"{what} {verb} while an asynchronous submission that uses it may still run",
+        f"{label} before the submission's event is waited",
+        "wait the event (`ev.wait()`) first, or hand the arguments to `q._submit_keep_args_alive(args, [ev])`",
+    )
+
+
+CHECK = Check(RULE, describe)

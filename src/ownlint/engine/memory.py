@@ -132,6 +132,13 @@ class MemoryEval(EvalBase):
         if method and last in mem.read_only_methods and self.is_buffer(receiver):
             aligned, _, _ = parse_tag(self.st.heap[receiver].tag)  # type: ignore[index,misc]
             return True, self.new_buffer(node, aligned, True, f"a read-only view (`{last}()`)")
+        if method and last in mem.view_methods and self.keeps_views(receiver):
+            return True, receiver
+        holder = node.func.value if type(node.func) is cst.Attribute else None
+        if type(holder) is cst.Attribute and f"{holder.attr.value}.{last}" in mem.address_methods:
+            inner = self.expr(holder.value)  # `arr.ctypes.data_as(T)`: arr's address
+            if self.is_buffer(inner):
+                return True, Addr(inner, ())
         if method and last in mem.from_buffer_methods and self.is_buffer(first):
             return True, BufRef(first)
         if qualified in mem.char_pointer and self.is_buffer(first):
@@ -158,6 +165,14 @@ class MemoryEval(EvalBase):
 
     def is_buffer(self, v: Val) -> bool:
         return isinstance(v, Obj) and parse_tag(self.st.heap.get(v, HState(OWNER)).tag) is not None
+
+    def keeps_views(self, v: Val) -> bool:
+        """Whether `v` is a buffer whose slices and view methods are views of it
+        (numpy's: a bytes or bytearray slice is a copy)."""
+        if not self.is_buffer(v):
+            return False
+        info = parse_tag(self.st.heap[v].tag)  # type: ignore[index]
+        return info is not None and info[2].partition(".")[0] in self.models.memory.view_modules
 
     def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> Obj:
         obj = self.fa.site_object(node, "result")

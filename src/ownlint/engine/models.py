@@ -221,6 +221,9 @@ def _load_file(path: Path, models: ModelSet) -> None:
             "addressof",
             "char-pointer",
             "address-attributes",
+            "address-methods",
+            "view-modules",
+            "view-methods",
             "close-methods",
             "keeps-alive",
         ):

@@ -31,19 +31,32 @@ import libcst as cst
 from ownlint.engine import domain, linear
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Buffer, BufferReleased, DanglingLink, MappingMade, Overlap
-from ownlint.engine.memvalues import addr_value, buffer_tag, lin_options, parse_tag
+from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
+from ownlint.engine.memvalues import buffer_tag, lin_options, parse_tag
 from ownlint.engine.memvalues import lin_value as lin_value
 from ownlint.engine.models import MapCall
 from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState
-from ownlint.engine.typestate_base import EvalBase, target_key
-from ownlint.engine.values import Addr, AIface, BufRef, Const, Flags, Lin, Mapping, Obj, Ref, Struct, Sym, Val
+from ownlint.engine.typestate_base import target_key
+from ownlint.engine.values import (
+    Addr,
+    AIface,
+    BufRef,
+    Const,
+    Flags,
+    Mapping,
+    Obj,
+    Ref,
+    Struct,
+    Sym,
+    Val,
+)
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
 
 
-class MemoryEval(EvalBase):
+class MemoryEval(ArithEval):
     """The memory half of `_Eval` (mixed in; `self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
@@ -53,50 +66,6 @@ class MemoryEval(EvalBase):
         def expr(self, node: cst.BaseExpression) -> Val: ...
         def forget(self, obj: Obj) -> None: ...
         def refs(self, obj: Obj) -> bool: ...
-
-    # -- integers and addresses -------------------------------------------------
-    def page_size(self) -> Val:
-        size = self.fa.page_size
-        return Const(size) if size else Lin(linear.sym(linear.P))
-
-    def symbol_for(self, v: Val) -> linear.Lin | None:
-        """An unknown integer as a symbol (by the object holding it), or None."""
-        return linear.sym(v.symbol) if isinstance(v, Obj) else None
-
-    def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None:
-        """`left op right` on forms and addresses; None when not about memory."""
-        if type(op) is cst.BitOr:
-            names: set[str] = set()
-            for side in (left, right):
-                if type(side) is Sym:
-                    names.add(side.name)
-                elif type(side) is Flags:
-                    names.update(side.names)
-                else:
-                    return None
-            return Flags(tuple(sorted(names)))
-        if type(left) is Addr and type(op) in (cst.Add, cst.Subtract):
-            delta = as_lin(right)
-            if delta is None or left.offset is None:
-                return Addr(left.buffer, None)
-            return addr_value(left.buffer, linear.add(left.offset, delta, 1 if type(op) is cst.Add else -1))
-        a, b = as_lin(left), as_lin(right)
-        if a is None and b is None:
-            return None
-        if type(op) is cst.Multiply:
-            a = a if a is not None else self.symbol_for(left)
-            b = b if b is not None else self.symbol_for(right)
-            if a is None or b is None:
-                return None
-            product = linear.mul(a, b)
-            return lin_value(product) if product is not None else None
-        if a is None or b is None:
-            return None
-        if type(op) is cst.Add:
-            return lin_value(linear.add(a, b))
-        if type(op) is cst.Subtract:
-            return lin_value(linear.add(a, b, -1))
-        return None
 
     # -- calls --------------------------------------------------------------------
     def memory_call(

@@ -46,6 +46,7 @@ from ownlint.engine.values import (
     Flags,
     Mapping,
     Obj,
+    Param,
     Ref,
     Struct,
     Sym,
@@ -106,7 +107,7 @@ class MemoryEval(ArithEval):
         holder = node.func.value if type(node.func) is cst.Attribute else None
         if type(holder) is cst.Attribute and f"{holder.attr.value}.{last}" in mem.address_methods:
             inner = self.expr(holder.value)  # `arr.ctypes.data_as(T)`: arr's address
-            if self.is_buffer(inner):
+            if self.is_buffer(inner) or type(inner) is Param:
                 return True, Addr(inner, ())
         if method and last in mem.from_buffer_methods and self.is_buffer(first):
             return True, BufRef(first)
@@ -164,8 +165,8 @@ class MemoryEval(ArithEval):
             head, _, tail = path.rpartition(".")
             if attr == tail and type(node.value) is cst.Attribute and node.value.attr.value == head:
                 inner = self.expr(node.value.value)
-                if self.is_buffer(inner):
-                    return True, Addr(inner, ())
+                if self.is_buffer(inner) or type(inner) is Param:
+                    return True, Addr(inner, ())  # a parameter's: placed by the caller (summaries.Derived)
         return False, None
 
     def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]:
@@ -279,7 +280,7 @@ class MemoryEval(ArithEval):
         buffer: Buffer | None = None
         offset: linear.Lin | None = None
         overlap: Overlap | None = None
-        if not addr_done and type(addr) is Addr and isinstance(addr.buffer, Obj):
+        if not addr_done and type(addr) is Addr and isinstance(addr.buffer, Obj) and type(addr.buffer) is not Param:
             addr_done = True
             buf, offset = addr.buffer, addr.offset
             hs = self.st.heap.get(buf, HState(OWNER))

@@ -16,6 +16,7 @@ from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD,
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     Dead,
+    Derived,
     Fresh,
     FromField,
     FromParam,
@@ -284,6 +285,8 @@ class ReplayEval(EvalBase):
         """The caller's value for what the callee handed back (as `which`: "return", "field x")."""
         if type(desc) is FromParam:
             return bound.get(desc.index, (None, None))[1]
+        if type(desc) is Derived:
+            return self.substitute(desc.value, bound)
         if type(desc) is FromField:
             key = f"{self.fa.self_name}.{desc.name}"
             return self.st.env.get(key)

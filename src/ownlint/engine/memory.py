@@ -18,6 +18,11 @@ Known limits:
 - Offsets that depend on a loop variable are forgotten when the loop makes
   the next one: mappings made in a loop are never compared with each other.
       for i in range(4): map_range(ctx, base + i * P, 2 * P)   # overlap missed
+- A method's mappings over `self.<field>` and a method closing a field's
+  buffer are not seen by the caller (summaries describe objects, not fields' memory).
+      s.map_header(); s.map_body()                              # overlap missed
+- A constant imported from another module of the project is not folded.
+      from mapping import PAGE; map_window(ctx, base, PAGE, 4 * PAGE)  # size unknown
 - Aliases of a descriptor are copies: `d2 = desc; d2.flags = RO` does not
   change `desc`.
 """

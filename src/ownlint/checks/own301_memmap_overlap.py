@@ -111,7 +111,15 @@ Ranges are compared only when both derive from the same base buffer;
 mappings of two different buffers never overlap. An address or size the
 analysis cannot compute, or a relation between two ranges it cannot decide,
 gives no finding. A mapping made inside a helper is seen through the helper's
-summary and reported at the call site.
+summary and reported at the call site, with the caller's offset and size
+substituted (`map_window(ctx, base, 2 * P, P)` maps `[base + 2*P, base + 3*P)`).
+Mappings made in two iterations of a loop are not compared:
+
+    for i in range(4):
+        map_range(ctx, base + i * P, 2 * P)  # overlaps the previous one: not reported
+
+nor mappings made by two methods of one object (`s.map_header(); s.map_body()`),
+nor sizes that use a constant imported from another module of the project.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`),

@@ -75,7 +75,13 @@ def wrap_device_memory(hctx, hdev, ctx, nbytes):
     known_limits="""
 Only literal inputs are checked: a device list or property list built at run
 time gives no finding. That all devices of a context share one platform is
-not checked.
+not checked. Host memory is recognised from the constructors `rules/memmap.toml`
+lists (numpy's among them), numpy slices and views of them, and helpers that
+return an address inside their argument; memory from any other source gives
+no finding:
+
+    host = np.fromfile(f, dtype=np.uint8)                 # not listed
+    lz.make_buffer(ctypes.c_void_p(host.ctypes.data), ctx)  # no finding
 """,
     references="SYCL Level-Zero backend specification 4.5 and its `make_*` requirements.",
 )

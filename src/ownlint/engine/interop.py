@@ -31,7 +31,7 @@ from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
 from ownlint.engine.state import CONSUMED, LIVE, HState
 from ownlint.engine.typestate_base import EvalBase
-from ownlint.engine.values import Addr, BufRef, Dict, Obj, Seq, Val, objects_in
+from ownlint.engine.values import Addr, BufRef, Dict, Obj, Param, Seq, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.state import Step
@@ -225,7 +225,7 @@ class InteropEval(EvalBase):
         handlers = self.on["adopt_call"]
         if not handlers:
             return
-        host = type(handle) is Addr or type(handle) is BufRef
+        host = (type(handle) is Addr and not isinstance(handle.buffer, Param)) or type(handle) is BufRef
         if isinstance(handle, Obj):
             host = parse_tag(self.st.heap.get(handle, HState(LIVE)).tag) is not None
         event = AdoptCall(adopt, node, host, tuple(args))

@@ -18,6 +18,11 @@ Known limits:
 - Offsets that depend on a loop variable are forgotten when the loop makes
   the next one: mappings made in a loop are never compared with each other.
       for i in range(4): map_range(ctx, base + i * P, 2 * P)   # overlap missed
+- A method's mappings over `self.<field>` and a method closing a field's
+  buffer are not seen by the caller (summaries describe objects, not fields' memory).
+      s.map_header(); s.map_body()                              # overlap missed
+- A constant imported from another module of the project is not folded.
+      from mapping import PAGE; map_window(ctx, base, PAGE, 4 * PAGE)  # size unknown
 - Aliases of a descriptor are copies: `d2 = desc; d2.flags = RO` does not
   change `desc`.
 """
@@ -31,19 +36,33 @@ import libcst as cst
 from ownlint.engine import domain, linear
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Buffer, BufferReleased, DanglingLink, MappingMade, Overlap
-from ownlint.engine.memvalues import addr_value, buffer_tag, lin_options, parse_tag
+from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
+from ownlint.engine.memvalues import buffer_tag, lin_options, parse_tag
 from ownlint.engine.memvalues import lin_value as lin_value
 from ownlint.engine.models import MapCall
 from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState
-from ownlint.engine.typestate_base import EvalBase, target_key
-from ownlint.engine.values import Addr, AIface, BufRef, Const, Flags, Lin, Mapping, Obj, Ref, Struct, Sym, Val
+from ownlint.engine.typestate_base import target_key
+from ownlint.engine.values import (
+    Addr,
+    AIface,
+    BufRef,
+    Const,
+    Flags,
+    Mapping,
+    Obj,
+    Param,
+    Ref,
+    Struct,
+    Sym,
+    Val,
+)
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
 
 
-class MemoryEval(EvalBase):
+class MemoryEval(ArithEval):
     """The memory half of `_Eval` (mixed in; `self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
@@ -53,50 +72,6 @@ class MemoryEval(EvalBase):
         def expr(self, node: cst.BaseExpression) -> Val: ...
         def forget(self, obj: Obj) -> None: ...
         def refs(self, obj: Obj) -> bool: ...
-
-    # -- integers and addresses -------------------------------------------------
-    def page_size(self) -> Val:
-        size = self.fa.page_size
-        return Const(size) if size else Lin(linear.sym(linear.P))
-
-    def symbol_for(self, v: Val) -> linear.Lin | None:
-        """An unknown integer as a symbol (by the object holding it), or None."""
-        return linear.sym(v.symbol) if isinstance(v, Obj) else None
-
-    def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None:
-        """`left op right` on forms and addresses; None when not about memory."""
-        if type(op) is cst.BitOr:
-            names: set[str] = set()
-            for side in (left, right):
-                if type(side) is Sym:
-                    names.add(side.name)
-                elif type(side) is Flags:
-                    names.update(side.names)
-                else:
-                    return None
-            return Flags(tuple(sorted(names)))
-        if type(left) is Addr and type(op) in (cst.Add, cst.Subtract):
-            delta = as_lin(right)
-            if delta is None or left.offset is None:
-                return Addr(left.buffer, None)
-            return addr_value(left.buffer, linear.add(left.offset, delta, 1 if type(op) is cst.Add else -1))
-        a, b = as_lin(left), as_lin(right)
-        if a is None and b is None:
-            return None
-        if type(op) is cst.Multiply:
-            a = a if a is not None else self.symbol_for(left)
-            b = b if b is not None else self.symbol_for(right)
-            if a is None or b is None:
-                return None
-            product = linear.mul(a, b)
-            return lin_value(product) if product is not None else None
-        if a is None or b is None:
-            return None
-        if type(op) is cst.Add:
-            return lin_value(linear.add(a, b))
-        if type(op) is cst.Subtract:
-            return lin_value(linear.add(a, b, -1))
-        return None
 
     # -- calls --------------------------------------------------------------------
     def memory_call(
@@ -132,6 +107,13 @@ class MemoryEval(EvalBase):
         if method and last in mem.read_only_methods and self.is_buffer(receiver):
             aligned, _, _ = parse_tag(self.st.heap[receiver].tag)  # type: ignore[index,misc]
             return True, self.new_buffer(node, aligned, True, f"a read-only view (`{last}()`)")
+        if method and last in mem.view_methods and self.keeps_views(receiver):
+            return True, receiver
+        holder = node.func.value if type(node.func) is cst.Attribute else None
+        if type(holder) is cst.Attribute and f"{holder.attr.value}.{last}" in mem.address_methods:
+            inner = self.expr(holder.value)  # `arr.ctypes.data_as(T)`: arr's address
+            if self.is_buffer(inner) or type(inner) is Param:
+                return True, Addr(inner, ())
         if method and last in mem.from_buffer_methods and self.is_buffer(first):
             return True, BufRef(first)
         if qualified in mem.char_pointer and self.is_buffer(first):
@@ -159,6 +141,14 @@ class MemoryEval(EvalBase):
     def is_buffer(self, v: Val) -> bool:
         return isinstance(v, Obj) and parse_tag(self.st.heap.get(v, HState(OWNER)).tag) is not None
 
+    def keeps_views(self, v: Val) -> bool:
+        """Whether `v` is a buffer whose slices and view methods are views of it
+        (numpy's: a bytes or bytearray slice is a copy)."""
+        if not self.is_buffer(v):
+            return False
+        info = parse_tag(self.st.heap[v].tag)  # type: ignore[index]
+        return info is not None and info[2].partition(".")[0] in self.models.memory.view_modules
+
     def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> Obj:
         obj = self.fa.site_object(node, "result")
         self.forget(obj)
@@ -180,8 +170,8 @@ class MemoryEval(EvalBase):
             head, _, tail = path.rpartition(".")
             if attr == tail and type(node.value) is cst.Attribute and node.value.attr.value == head:
                 inner = self.expr(node.value.value)
-                if self.is_buffer(inner):
-                    return True, Addr(inner, ())
+                if self.is_buffer(inner) or type(inner) is Param:
+                    return True, Addr(inner, ())  # a parameter's: placed by the caller (summaries.Derived)
         return False, None
 
     def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]:
@@ -295,7 +285,7 @@ class MemoryEval(EvalBase):
         buffer: Buffer | None = None
         offset: linear.Lin | None = None
         overlap: Overlap | None = None
-        if not addr_done and type(addr) is Addr and isinstance(addr.buffer, Obj):
+        if not addr_done and type(addr) is Addr and isinstance(addr.buffer, Obj) and type(addr.buffer) is not Param:
             addr_done = True
             buf, offset = addr.buffer, addr.offset
             hs = self.st.heap.get(buf, HState(OWNER))

@@ -182,6 +182,9 @@ class MemoryModel:
     addressof: set[str] = field(default_factory=set)
     char_pointer: set[str] = field(default_factory=set)
     address_attributes: set[str] = field(default_factory=set)
+    address_methods: set[str] = field(default_factory=set)  # "ctypes.data_as": arr.ctypes.data_as(T)
+    view_modules: set[str] = field(default_factory=set)  # buffers of these modules: a slice is a view
+    view_methods: set[str] = field(default_factory=set)  # and these methods give a view
     array_interface: str = ""
     close_methods: set[str] = field(default_factory=set)
     descriptor_pattern: str = ""

@@ -253,6 +253,9 @@ def _load_file(path: Path, models: ModelSet) -> None:
             "addressof",
             "char-pointer",
             "address-attributes",
+            "address-methods",
+            "view-modules",
+            "view-methods",
             "close-methods",
             "keeps-alive",
         ):

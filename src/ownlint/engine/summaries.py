@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
-from ownlint.engine.values import Field, Obj, Param, Seq, Val
+from ownlint.engine.values import Addr, Field, Obj, Param, Seq, Val
 
 
 def _objects(v: Val) -> list[Obj]:
@@ -59,6 +59,14 @@ class Fresh:
     owner: OwnerDesc
 
 
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """A value over the callee's parameters (an address inside parameter i's
+    buffer: `Addr(Param(i), form)`), that the caller substitutes its arguments into."""
+
+    value: Val
+
+
 # Whom a handle the callee transferred, kept or borrowed belongs to afterwards
 # (None, or `Alive()`: an owner the caller cannot see, which may be alive)
 
@@ -82,7 +90,7 @@ class Alive:
     """An owner the caller cannot see: it may be alive."""
 
 
-ValueDesc = None | FromParam | FromField | Fresh
+ValueDesc = None | FromParam | FromField | Fresh | Derived
 OwnerDesc = None | Returned | FromParam | Dead | Alive
 
 
@@ -119,6 +127,8 @@ def describe_value(v: Val, st: PathState, fields: dict[str, Obj], nparams: int) 
             if hs.kind == OWNER:
                 hs = hs.but(escaped=False, owner=None)  # the caller holds the only reference now
             return Fresh(hs, describe_owner(hs.owner, st, (), nparams, None))
+    if type(v) is Addr and type(v.buffer) is Param and v.buffer.index < nparams:
+        return Derived(v)
     return None
 
 

@@ -37,6 +37,7 @@ class ExprEval(EvalBase):
         def expr(self, node: cst.BaseExpression) -> Val: ...
         def forget(self, obj: Obj) -> None: ...
         def is_buffer(self, v: Val) -> bool: ...
+        def keeps_views(self, v: Val) -> bool: ...
         def memory_attribute(self, node: cst.Attribute, base: Val) -> tuple[bool, Val]: ...
         def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]: ...
         def page_size(self) -> Val: ...
@@ -140,14 +141,18 @@ class ExprEval(EvalBase):
                 return lent
         base = self.expr(node.value)
         index: Val = None
+        sliced = False
         for el in node.slice:
             if type(el.slice) is cst.Index:
                 index = self.expr(el.slice.value)
             else:  # a Slice, BaseSlice's other kind
+                sliced = True
                 sl = cast(cst.Slice, el.slice)
                 for part in (sl.lower, sl.upper, sl.step):
                     if part is not None:
                         self.expr(part)
+        if sliced and self.keeps_views(base):
+            return base  # a numpy slice: a view of the same memory
         handled, value = self.memory_subscript(base, index)
         if handled:
             return value

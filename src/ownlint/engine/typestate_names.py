@@ -13,7 +13,7 @@ from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState
 from ownlint.engine.summaries import RETURN_KEY
 from ownlint.engine.typestate_base import EvalBase, _match_captures, _mentions, _without, target_key
-from ownlint.engine.values import Addr, AIface, BufRef, Lin, Mapping, Obj, Seq, Val, objects_in
+from ownlint.engine.values import Addr, AIface, BufRef, Lin, Mapping, Obj, Ref, Seq, Val, objects_in
 
 if TYPE_CHECKING:
     pass
@@ -49,8 +49,10 @@ class NamesEval(EvalBase):
             self.drop(old, f"`{key}`", "deleted" if value is None else "rebound")
 
     def refs(self, obj: Obj) -> bool:
-        """Whether a local name (or `self.x`) still holds `obj`."""
-        return any(obj in objects_in(v) for k, v in self.st.env.items() if k != RETURN_KEY)
+        """Whether a local name (or `self.x`) still holds `obj`: a ctypes view of a
+        buffer (`from_buffer`, or a `pointer()` to one) holds it too (ctypes keeps
+        the source in the view's `_objects`)."""
+        return any(obj in objects_in(v) or _views(v, obj) for k, v in self.st.env.items() if k != RETURN_KEY)
 
     def drop(self, old: Val, name: str, how: str = "deleted") -> None:
         """A reference went away: an owner nobody else may hold dies here."""
@@ -198,3 +200,9 @@ class NamesEval(EvalBase):
                 size = None
             if (addr, size) != (m.address, m.size):
                 st.heap[o] = hs.but(mapping=Mapping(addr, size, m.read_only_flag, m.address_checked, m.size_checked))
+
+
+def _views(v: Val, obj: Obj) -> bool:
+    while type(v) is Ref and v.how == "pointer":
+        v = v.value
+    return type(v) is BufRef and v.buffer is obj

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine import linear
+from ownlint.engine import domain, linear
 from ownlint.engine.events import Consume
-from ownlint.engine.memvalues import addr_value
+from ownlint.engine.memvalues import addr_value, as_lin, lin_value
 from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     Dead,
+    Derived,
     Fresh,
     FromField,
     FromParam,
@@ -25,7 +26,7 @@ from ownlint.engine.summaries import (
     ValueDesc,
 )
 from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork
-from ownlint.engine.values import Addr, Const, Mapping, Obj, Param, Val, objects_in
+from ownlint.engine.values import Addr, Const, Lin, Mapping, Obj, Off, OneOf, Param, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -108,6 +109,24 @@ class ReplayEval(EvalBase):
         """A callee's value in terms of its parameters, in the caller's terms."""
         if type(v) is Param and v.index in bound:
             return bound[v.index][1]
+        if type(v) is Lin and _mentions_param(v.form):
+            form = self.substitute_form(v.form, bound)
+            return lin_value(form) if form is not None else None
+        if type(v) is OneOf:
+            return domain.oneof([self.substitute(x, bound) for x in v.options])
+        if type(v) is Off:
+            outer = bound.get(v.base.index, (None, None))[1] if type(v.base) is Param else None
+            delta = self.substitute_form(v.offset, bound)
+            if type(outer) is Addr:
+                if outer.offset is None or delta is None:
+                    return Addr(outer.buffer, None)
+                return addr_value(outer.buffer, linear.add(outer.offset, delta))
+            if type(outer) is Off and delta is not None:
+                moved = linear.add(outer.offset, delta)
+                return Off(outer.base, moved) if domain.form_fits(moved) else outer.base
+            if type(outer) is Param and delta is not None and _mentions_param(delta):
+                return Off(outer, delta)  # the caller's own parameters: its callers substitute them
+            return outer if isinstance(outer, Obj) and not self.is_buffer(outer) else None
         if type(v) is Addr and type(v.buffer) is Param:
             outer = bound.get(v.buffer.index, (None, None))[1]
             if self.is_buffer(outer):
@@ -116,6 +135,32 @@ class ReplayEval(EvalBase):
                 return addr_value(outer.buffer, linear.add(outer.offset, v.offset))
             return None
         return v
+
+    def substitute_form(
+        self, form: linear.Lin, bound: dict[int, tuple[cst.BaseExpression | None, Val]]
+    ) -> linear.Lin | None:
+        """A form over the callee's parameter symbols, over the caller's values (None: unknown)."""
+        out: linear.Lin = ()
+        for monomial, coeff in form:
+            term: linear.Lin | None = linear.const(coeff)
+            for name in monomial:
+                index = Param.index_of(name)
+                if name == linear.P:
+                    factor: linear.Lin | None = linear.sym(linear.P)
+                elif index is not None and index in bound:
+                    arg = bound[index][1]
+                    factor = as_lin(arg)
+                    if factor is None and isinstance(arg, Obj):
+                        factor = linear.sym(arg.symbol)
+                else:
+                    return None  # an unknown of the callee's own
+                if factor is None or term is None:
+                    return None
+                term = linear.mul(term, factor)
+            if term is None:
+                return None
+            out = linear.add(out, term)
+        return out if domain.form_fits(out) else None
 
     def bind_arguments(
         self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]
@@ -240,6 +285,8 @@ class ReplayEval(EvalBase):
         """The caller's value for what the callee handed back (as `which`: "return", "field x")."""
         if type(desc) is FromParam:
             return bound.get(desc.index, (None, None))[1]
+        if type(desc) is Derived:
+            return self.substitute(desc.value, bound)
         if type(desc) is FromField:
             key = f"{self.fa.self_name}.{desc.name}"
             return self.st.env.get(key)
@@ -269,3 +316,7 @@ class ReplayEval(EvalBase):
             )
             return obj
         return None
+
+
+def _mentions_param(form: linear.Lin) -> bool:
+    return any(Param.index_of(name) is not None for m, _ in form for name in m)

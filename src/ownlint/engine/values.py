@@ -16,6 +16,7 @@ A value (`Val`) is one of
 | `Ref(key, value, how)` | `byref(x)` / `pointer(x)` / `addressof(x)`: the variable `key` itself, holding `value` |
 | `Prop(name)` | a property object of an interop constructor (`property.buffer.use_host_ptr`) |
 | `Addr(buffer, offset)` | an address inside a buffer object, at a linear offset (None: unknown) |
+| `Off(base, offset)` | a parameter plus a linear offset over the parameters (`base + first * P`), for summaries |
 | `BufRef(buffer)` | a ctypes view of a buffer (`c_char.from_buffer(b)`) |
 | `AIface(buffer, depth)` | `arr.__array_interface__`, indexed `depth` times |
 | `Struct(type, fields)` | a ctypes descriptor and its fields, by value |
@@ -70,6 +71,13 @@ class Param(Obj):
 
     def __repr__(self) -> str:
         return f"Param({self.index})"
+
+    @staticmethod
+    def index_of(symbol: str) -> int | None:
+        """The index of the parameter whose symbol (`Obj.symbol`) this is, or None."""
+        if symbol.startswith("#Param(") and symbol.endswith(")"):
+            return int(symbol[7:-1])
+        return None
 
 
 class Field(Obj):
@@ -159,6 +167,16 @@ class Addr:
 
 
 @dataclass(frozen=True, slots=True)
+class Off:
+    """`base + offset` where `base` is a parameter and `offset` mentions parameters
+    (their symbols): a caller substitutes its arguments into both (typestate_replay).
+    For everything else it is `base` itself (pointer arithmetic derives from it)."""
+
+    base: Obj
+    offset: linear.Lin
+
+
+@dataclass(frozen=True, slots=True)
 class BufRef:
     buffer: Val
 
@@ -194,7 +212,7 @@ class Mapping:
     size_checked: bool = False
 
 
-Val = None | Obj | Const | Lin | OneOf | Sym | Flags | Seq | Dict | Ref | Prop | Addr | BufRef | AIface | Struct
+Val = None | Obj | Const | Lin | OneOf | Sym | Flags | Seq | Dict | Ref | Prop | Addr | Off | BufRef | AIface | Struct
 
 # values that hold no object, whatever is inside them
 LEAVES = (Const, Lin, Sym, Flags, Prop)
@@ -212,6 +230,8 @@ def objects_in(v: Val) -> list[Obj]:
         return [v]
     if type(v) is Ref:
         return objects_in(v.value)
+    if type(v) is Off:
+        return [v.base]
     if type(v) is Seq:
         return [o for x in v.items for o in objects_in(x)]
     if type(v) is Dict:
@@ -240,6 +260,8 @@ def refs(v: Val, out: set[Obj]) -> None:
             refs(x, out)
     elif type(v) is Ref:
         refs(v.value, out)
+    elif type(v) is Off:
+        out.add(v.base)
     elif type(v) is Addr or type(v) is BufRef or type(v) is AIface:
         refs(v.buffer, out)
 

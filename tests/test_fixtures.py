@@ -5,7 +5,10 @@ alone; every `*_pkg` directory is checked as one project (all its files
 together, for cross-module summaries). The set of (path, line, code)
 reported must equal the set expected: a finding on a line without `# E:` is
 a failure, and so is an expected one that is missing. Fixtures are checked
-with the default configuration, whatever configuration lies around them.
+with the default configuration, whatever configuration lies around them,
+except that a directory holding a `models.toml` checks its fixtures with
+that model file too (as a project's `models = [...]` would): general model
+features, shown on a binding that is no real API.
 
 `# E:` comments are found by a regular expression on each line (not by
 `tokenize`), so that fixtures that do not parse (OWN001) can carry them too;
@@ -15,6 +18,7 @@ do not put `# E:` inside a string in a fixture.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -72,7 +76,11 @@ def difference(
 
 def check_fixture(target: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch, root: Path = FIXTURES) -> None:
     monkeypatch.chdir(root)
-    result = api.check_paths([target], default_config(root))
+    config = default_config(root)
+    model = (target if target.is_dir() else target.parent) / "models.toml"
+    if model.is_file():
+        config = replace(config, models=(model,))
+    result = api.check_paths([target], config)
     assert not result.errors, "\n".join(f"{e.path}: {e.message}" for e in result.errors)
     expected: set[Finding] = set()
     for file in files:

@@ -18,6 +18,12 @@ released on that path, by the same function or by a helper it called.
 Level Zero does not guard against a second release: the driver may have
 handed the same address or handle to another allocation, which is then torn
 down under its owner's feet. The crash, if any, comes much later and far away.
+CUDA is no safer: on an H100 (driver 580.159.04, cuda-bindings 13.3.1) a
+second `cuStreamDestroy` / `cudaStreamDestroy` of one stream ended the
+process with SIGSEGV (it did not return an error status), and with another
+stream created in between the second destroy silently named the new stream
+(docs/cuda-gpu-results.md). A second `cuMemFree` returned
+`CUDA_ERROR_INVALID_VALUE`, which a caller rarely checks.
 """,
     invalid=(
         """
@@ -30,6 +36,17 @@ def finish(hctx, hq, scratch):
     if zeCommandQueueSynchronize(hq, UINT64_MAX) != ZE_RESULT_SUCCESS:
         zeMemFree(hctx, scratch)
     zeMemFree(hctx, scratch)  # E: OWN201
+""",
+        """
+from cuda.bindings import driver
+
+
+def finish(stream):
+    err, dptr = driver.cuMemAlloc(1 << 20)
+    driver.cuMemsetD8Async(dptr, 0, 1 << 20, stream)
+    driver.cuMemFree(dptr)
+    (err,) = driver.cuStreamSynchronize(stream)
+    driver.cuMemFree(dptr)  # E: OWN201
 """,
     ),
     valid=(
@@ -57,6 +74,16 @@ def finish(hctx, hq, scratch):
         return zeCommandQueueSynchronize(hq, UINT64_MAX) == ZE_RESULT_SUCCESS
     finally:
         zeMemFree(hctx, scratch)  # the one place scratch is released
+""",
+        """
+from cuda.bindings import runtime
+
+
+def release(p):
+    (err,) = runtime.cudaFree(p)
+    if err != runtime.cudaError_t.cudaSuccess:
+        (err,) = runtime.cudaFree(p)  # the first free failed: nothing was freed
+    return err
 """,
     ),
     known_limits="""

@@ -18,7 +18,11 @@ handle to `make_*`.
     why_bad="""
 After `zeMemFree` or `ze*Destroy` the handle names nothing: the driver may
 reuse it for a new object, so the use reads or writes someone else's memory,
-or the call fails in a way the caller rarely checks.
+or the call fails in a way the caller rarely checks. Measured with CUDA on an
+H100 (docs/cuda-gpu-results.md): `cuStreamSynchronize` of a destroyed stream
+and `cuMemcpyHtoD` from freed page-locked memory ended the process with
+SIGSEGV, while `cuCtxPushCurrent` of a destroyed context returned
+`CUDA_SUCCESS`.
 """,
     invalid=(
         """
@@ -30,6 +34,15 @@ def transform(hctx, hcl, src, out, scratch, nbytes):
     zeCommandListAppendBarrier(hcl, None, 0, None)
     zeMemFree(hctx, scratch)
     zeCommandListAppendMemoryCopy(hcl, out, scratch, nbytes, None, 0, None)  # E: OWN203
+""",
+        """
+from cuda.bindings import driver
+
+
+def transform():
+    err, stream = driver.cuStreamCreate(0)
+    driver.cuStreamDestroy(stream)
+    driver.cuStreamSynchronize(stream)  # E: OWN203
 """,
     ),
     valid=(

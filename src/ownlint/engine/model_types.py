@@ -12,13 +12,16 @@ from pathlib import Path
 
 @dataclass(frozen=True, slots=True)
 class Create:
-    """A call that creates a handle in an out-parameter (`byref(x)` / `pointer(x)`)."""
+    """A call that creates a handle in an out-parameter (`byref(x)` / `pointer(x)`),
+    or returns it (`result`: the call's value, or an element of the tuple it
+    returns where its model has a status element)."""
 
     function: str
-    out: int  # argument index; negative counts from the end
+    out: int | None  # argument index; negative counts from the end (None: returned)
     kind: str
     released_by: tuple[str, ...]
     model: str
+    result: int | None = None  # the element of a returned tuple that is the handle
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +207,10 @@ class CallModel:
     owner_kind: str | None = None  # a constructor whose result is an owner (dpctl objects)
     record: bool = False  # a backend-input constructor: its keywords make a record
     maps: MapCall | None = None
+    # the call returns a status (`success` says which values mean success):
+    # the whole result, or element `status_index` of the tuple it returns
+    status: bool = False
+    status_index: int | None = None
 
 
 @dataclass(slots=True)
@@ -230,6 +237,10 @@ class ModelSet:
     host_task: HostTaskModel = field(default_factory=HostTaskModel)
     environment: EnvModel = field(default_factory=EnvModel)
     forbidden: frozenset[str] = frozenset()  # see forbidden_properties; set once all files are loaded
+    # status values meaning success: last dotted names, and integers written as strings ("0")
+    success: set[str] = field(default_factory=set)
+    # `x.m()` releases `x` when one of these creators made it: method name -> creators
+    release_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""

@@ -123,6 +123,8 @@ def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> Non
         owner_kind=update.owner_kind or old.owner_kind,
         record=update.record or old.record,
         maps=update.maps or old.maps,
+        status=update.status or old.status,
+        status_index=update.status_index if update.status else old.status_index,
     )
 
 
@@ -143,24 +145,44 @@ def _load_file(path: Path, models: ModelSet) -> None:
     if matching not in ("last-name", "qualified"):
         meta.fail("match", "must be 'last-name' or 'qualified'")
     raises = meta.get("raises", bool, True)
+    status_index = meta.get("status", int)
+    success = meta.get("success", list)
+    if status_index is not None and success is None:
+        meta.fail("status", "needs `success` (the values that mean success)")
+    models.success.update(success or ())
+    status = success is not None
     meta.done()
     before = set(models.by_last_name) | set(models.by_qualified)
     for i, raw in enumerate(top.get("create", "tables", [])):
         r = _Reader(path, f"[[create]][{i}]", raw)
         fns = r.get("functions", list, required=True)
-        out = r.get("out", int, required=True)
+        out = r.get("out", int)
+        result = r.get("result", int)
+        if (out is None) == (result is None):
+            r.fail("out" if out is not None else "", "needs one of `out` and `result`")
+        if result is not None and status_index is None and (status or result != 0):
+            r.fail("result", "a returned handle needs `status` in [model] (without a status, `result = 0`)")
         kind = r.get("kind", str, "handle")
         released = tuple(r.get("released-by", list, []))
         r.done()
         for fn in fns:
-            _merge(models, matching, fn, CallModel(creates=(Create(fn, out, kind, released, name),)))
+            create = Create(fn, out, kind, released, name, result)
+            _merge(models, matching, fn, CallModel(creates=(create,), status=status, status_index=status_index))
     for i, raw in enumerate(top.get("release", "tables", [])):
         r = _Reader(path, f"[[release]][{i}]", raw)
+        methods = r.get("methods", list)
+        if methods is not None:
+            of = tuple(r.get("of", list, required=True))
+            r.done()
+            for m in methods:
+                models.release_methods[m] = models.release_methods.get(m, ()) + of
+            continue
         fns = r.get("functions", list, required=True)
         handle = r.get("handle", int, required=True)
         r.done()
         for fn in fns:
-            _merge(models, matching, fn, CallModel(release=Release(fn, handle, name)))
+            call = CallModel(release=Release(fn, handle, name), status=status, status_index=status_index)
+            _merge(models, matching, fn, call)
     own_raw = top.get("ownership", dict)
     ownership = Ownership()
     if own_raw is not None:
@@ -287,7 +309,8 @@ def _load_file(path: Path, models: ModelSet) -> None:
         )
         r.done()
         for fn in fns:
-            _merge(models, "last-name", fn, CallModel(maps=MapCall(fn, **m)))
+            call = CallModel(maps=MapCall(fn, **m), status=status, status_index=status_index)
+            _merge(models, "last-name", fn, call)
     for section, target in (
         ("capsules", models.capsules),
         ("threads", models.threads),

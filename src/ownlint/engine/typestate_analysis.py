@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from ownlint.engine import status
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
 from ownlint.engine.events import subscribers
 from ownlint.engine.models import ModelSet
@@ -26,7 +27,7 @@ from ownlint.engine.typestate_base import (
     literal,
 )
 from ownlint.engine.typestate_eval import _Eval
-from ownlint.engine.values import Const, Field, Obj, Param, Site, Val
+from ownlint.engine.values import Const, Field, Obj, Param, Site, Status, Val
 from ownlint.engine.walk import walk
 
 
@@ -60,6 +61,7 @@ class FunctionAnalysis:
         self.params = params
         self.self_name = self_name
         self.sites: dict[tuple[int, str, int | str], Site] = {}
+        self.creators: dict[Obj, str] = {}  # a handle a call returned -> the callee, qualified
         self.violations: list[RawViolation] | None = None  # where `report` collects, while `run` runs
         self.at: cst.CSTNode | None = None  # the statement of the element being run
         self.solution: Solution[StateSet] | None = None
@@ -240,7 +242,14 @@ class FunctionAnalysis:
         if e.kind not in ("true", "false") or e.test is None:
             return states
         want = e.kind == "true"
-        kept = [s for s in (self.assume(e.test, want, st) for st in states) if s is not None]
+        kept = [
+            s
+            for s in (
+                status.assume(st.last, want, st) if type(st.last) is Status else self.assume(e.test, want, st)
+                for st in states
+            )
+            if s is not None
+        ]
         return StateSet.of(kept) if kept else None
 
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:

@@ -236,6 +236,7 @@ class Analysis(Protocol):
     captured: dict[int, set[str]]
     interop_modules: tuple[str, ...]
     page_size: int | None
+    creators: dict[Obj, str]
     violations: list[RawViolation] | None
     at: cst.CSTNode | None
     steps: int

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ownlint.engine import status
 from ownlint.engine.events import Release, Use
-from ownlint.engine.models import Adopt, Borrow, MapCall
+from ownlint.engine.models import Adopt, Borrow, Create, MapCall
+from ownlint.engine.models import Release as Release_
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import EvalBase, _deref, _index, target_key
 from ownlint.engine.values import Addr, BufRef, Dict, Mapping, Obj, Prop, Ref, Seq, Sym, Val, objects_in
@@ -82,6 +84,8 @@ class CallEval(EvalBase):
         elif type(node.func) is not cst.Name:
             self.expr(node.func)
         args = [(a, self.expr(a.value)) for a in node.args]
+        if method and models.release_methods and self.release_method(node, receiver):
+            return None
         if qualified in models.derive:
             if not args:
                 return None
@@ -130,6 +134,10 @@ class CallEval(EvalBase):
         consumed: set[int] = set()  # positions of arguments the model accounts for
         result: Val = None
         mapping = None
+        before: dict[Obj, HState | None] | None = None  # a status call: what it may change, as it was
+        returned: dict[int, Val] = {}  # handles it returns, by element
+        if model is not None and model.status:
+            before = self.before_status(node, model.creates, model.release, positional_args)
         if model is not None:
             if model.record:
                 return Dict(tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
@@ -147,6 +155,9 @@ class CallEval(EvalBase):
                     consumed.add(i)
                     self.free(positional_args[i][1], node, positional_args[i][0].value)
             for create in model.creates:
+                if create.out is None:
+                    returned[create.result or 0] = self.create_result(node, create.kind, create.result or 0)
+                    continue
                 i = _index(create.out, len(positional_args))
                 if i is not None:
                     consumed.add(i)
@@ -169,7 +180,41 @@ class CallEval(EvalBase):
             return Prop(last)
         if result is None and model is None and any(type(v) is Prop for _, v in args):
             return Seq(tuple(v for a, v in args if a.keyword is None))  # a property list
+        if result is None and model is not None and (before is not None or returned):
+            outcome = status.made(node, before, self.st) if before is not None else None
+            result = status.result(outcome, model.status_index, returned)
         return self.provenance(node, qualified, args, result, capsule_in)
+
+    def before_status(
+        self,
+        node: cst.Call,
+        creates: tuple[Create, ...],
+        release: Release_ | None,
+        positional: list[tuple[cst.Arg, Val]],
+    ) -> dict[Obj, HState | None]:
+        """The objects a status call may change (what it releases, the handles it
+        creates), with their states before it runs."""
+        objs: list[Obj] = []
+        if release is not None:
+            i = _index(release.handle, len(positional))
+            if i is not None:
+                objs.extend(objects_in(positional[i][1]))
+        for create in creates:
+            if create.out is None:
+                objs.append(self.fa.site_object(node, "created", f"result {create.result or 0}"))
+            else:
+                objs.append(self.fa.site_object(node, "created", create.out))
+        return {o: self.st.heap.get(o) for o in objs}
+
+    def release_method(self, node: cst.Call, receiver: Val) -> bool:
+        """`x.m()` that releases `x`: `m` is a release method of the creator that made `x`."""
+        assert type(node.func) is cst.Attribute
+        creators = self.models.release_methods.get(node.func.attr.value)
+        made_by = self.fa.creators.get(receiver) if creators is not None and isinstance(receiver, Obj) else None
+        if made_by is None or (made_by not in creators and made_by.rpartition(".")[2] not in creators):  # type: ignore[operator]
+            return False
+        self.free(receiver, node, node.func.value)
+        return True
 
     def is_owner(self, value: Val) -> bool:
         objs = objects_in(value)
@@ -237,6 +282,17 @@ class CallEval(EvalBase):
             if obj.on_entry:
                 hs = hs.with_first("free", step)
             self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
+
+    def create_result(self, node: cst.Call, kind: str, index: int) -> Obj:
+        """A handle the call returns (alone, or as element `index` of a tuple)."""
+        obj = self.fa.site_object(node, "created", f"result {index}")
+        self.forget(obj)
+        verb = "allocated" if kind == "memory" else "created"
+        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
+        qualified = self.fa.names.qualify(node.func)
+        if qualified is not None:
+            self.fa.creators[obj] = qualified
+        return obj
 
     def create(self, value: Val, node: cst.Call, kind: str, out: int) -> Obj | None:
         if type(value) is not Ref or value.key is None:

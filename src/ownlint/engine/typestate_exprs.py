@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
-from ownlint.engine import domain
+from ownlint.engine import domain, status
 from ownlint.engine.cfg import may_raise, source_of
 from ownlint.engine.events import DanglingLink, Return, ReturnMapping
 from ownlint.engine.state import FREED, LIVE, OWNER, OWNER_DEAD, HState, Step
 from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork, _names_in, fold, literal, target_key
-from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Struct, Sym, Val, objects_in
+from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Status, Struct, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.models import Borrow
@@ -373,7 +373,9 @@ class ExprEval(EvalBase):
         return None
 
     def expr_Comparison(self, node: cst.Comparison) -> Val:
-        self.expr(node.left)
+        left = right = self.expr(node.left)
         for c in node.comparisons:
-            self.expr(c.comparator)
+            right = self.expr(c.comparator)
+        if type(left) is Status or type(right) is Status:
+            return status.compare(node, left, right, self.models.success)
         return None

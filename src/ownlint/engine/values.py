@@ -20,6 +20,7 @@ A value (`Val`) is one of
 | `BufRef(buffer)` | a ctypes view of a buffer (`c_char.from_buffer(b)`) |
 | `AIface(buffer, depth)` | `arr.__array_interface__`, indexed `depth` times |
 | `Struct(type, fields)` | a ctypes descriptor and its fields, by value |
+| `Status(call, effects, outcome, failed_if_true)` | the status a call returned (status.py) |
 
 All are immutable and compare by value, except `Obj`. domain.py bounds them
 (the lattice has finite height), and `join` is the one join: two different
@@ -212,10 +213,42 @@ class Mapping:
     size_checked: bool = False
 
 
-Val = None | Obj | Const | Lin | OneOf | Sym | Flags | Seq | Dict | Ref | Prop | Addr | Off | BufRef | AIface | Struct
+@dataclass(frozen=True, slots=True)
+class Status:
+    """The status a modelled call returned (its model says which values mean
+    success): what the call did to objects, `(object, state before, state
+    after)`, undone where the path learns that it failed (status.py); the
+    outcome once a test decided it (None: not known); and whether the value
+    is true on failure (a status, `s != OK`) or on success (`s == OK`)."""
 
-# values that hold no object, whatever is inside them
-LEAVES = (Const, Lin, Sym, Flags, Prop)
+    call: int  # id() of the call
+    effects: tuple[tuple[Obj, Any, Any], ...]  # HStates (state.py imports this module)
+    outcome: bool | None = None  # True: succeeded
+    failed_if_true: bool = True
+
+
+Val = (
+    None
+    | Obj
+    | Const
+    | Lin
+    | OneOf
+    | Sym
+    | Flags
+    | Seq
+    | Dict
+    | Ref
+    | Prop
+    | Addr
+    | Off
+    | BufRef
+    | AIface
+    | Struct
+    | Status
+)
+
+# values that hold no object, whatever is inside them (a status's effects are history, not references)
+LEAVES = (Const, Lin, Sym, Flags, Prop, Status)
 
 
 def join(a: Val, b: Val) -> Val:

@@ -136,7 +136,7 @@ class MemoryEval(ArithEval):
         return False, None
 
     def key_of(self, expr: cst.BaseExpression) -> str | None:
-        return target_key(expr, self.fa.self_name)
+        return target_key(expr, self.fa.self_name, self.st.env)
 
     def is_buffer(self, v: Val) -> bool:
         return isinstance(v, Obj) and parse_tag(self.st.heap.get(v, HState(OWNER)).tag) is not None

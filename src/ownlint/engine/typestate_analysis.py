@@ -27,7 +27,7 @@ from ownlint.engine.typestate_base import (
     literal,
 )
 from ownlint.engine.typestate_eval import _Eval
-from ownlint.engine.values import Const, Field, Obj, Param, Site, Status, Val
+from ownlint.engine.values import Const, Field, Instance, Obj, Param, Site, Status, Val
 from ownlint.engine.walk import walk
 
 
@@ -295,9 +295,15 @@ class FunctionAnalysis:
             st.last = ev.expr(node)  # type: ignore[arg-type]
             if elem.source == "with" and st.last is not None:
                 st.env[f"<with {id(elem.origin)}>"] = st.last
+                if type(st.last) is Instance:  # `with C(...) as x`: x is what `__enter__` returns
+                    item = elem.origin
+                    as_node = getattr(item, "asname", None) or (item if type(node) is not cst.Call else None)
+                    st.last = ev.enter(st.last, as_node)
         elif kind == "with_exit":
             held = st.env.pop(f"<with {id(elem.origin)}>", None)
-            if ev.is_buffer(held):
+            if type(held) is Instance and elem.origin is not None:
+                ev.exit(held, elem.origin)
+            elif ev.is_buffer(held):
                 name = source_of(elem.origin.asname.name) if getattr(elem.origin, "asname", None) else source_of(node)  # type: ignore[union-attr]
                 ev.release_buffer(held, elem.origin, "with block ends", name)  # type: ignore[arg-type]
         elif kind == "return":
@@ -331,6 +337,14 @@ class FunctionAnalysis:
         obj = self.sites.get(key)
         if obj is None:
             obj = self.sites[key] = Site(len(self.sites))
+        return obj
+
+    def instance_object(self, node: cst.CSTNode, cls: str) -> Instance:
+        """The object of class `cls` that `node` builds (the same one each time the path passes it)."""
+        key = (id(node), "instance", cls)
+        obj = self.sites.get(key)
+        if type(obj) is not Instance:
+            obj = self.sites[key] = Instance(len(self.sites), cls)
         return obj
 
     def step_of(self, node: cst.CSTNode, label: str) -> Step:

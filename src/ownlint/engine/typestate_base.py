@@ -22,7 +22,7 @@ from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.state import PathState, Step
 from ownlint.engine.summaries import Summary
-from ownlint.engine.values import Const, Dict, Obj, Ref, Seq, Val, objects_in
+from ownlint.engine.values import Const, Dict, Instance, Obj, Ref, Seq, Val, objects_in
 from ownlint.engine.walk import names_used, statements, walk
 
 # Finds the summary of the project function a call reaches, or None.
@@ -147,17 +147,18 @@ def literal(node: cst.BaseExpression) -> Const | None:
     return None
 
 
-def target_key(node: cst.CSTNode, self_name: str | None) -> str | None:
-    """The env key a target or argument names: `x`, or `self.x` in a method."""
+def target_key(node: cst.CSTNode, self_name: str | None, env: dict[str, Val] | None = None) -> str | None:
+    """The env key a target or argument names: `x`, or `self.x` in a method,
+    or `<key>.x` for `b.x` where `b` holds an object of a project class (`env`)."""
     if type(node) is cst.Name:
         return node.value
-    if (
-        self_name is not None
-        and type(node) is cst.Attribute
-        and type(node.value) is cst.Name
-        and node.value.value == self_name
-    ):
-        return f"{self_name}.{node.attr.value}"
+    if type(node) is cst.Attribute and type(node.value) is cst.Name:
+        if node.value.value == self_name:
+            return f"{self_name}.{node.attr.value}"
+        if env is not None:
+            held = env.get(node.value.value)
+            if type(held) is Instance:
+                return f"{held.key}.{node.attr.value}"
     return None
 
 
@@ -250,6 +251,7 @@ class Analysis(Protocol):
     def field_object(self, attr: str) -> Obj: ...
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None: ...
     def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Obj: ...
+    def instance_object(self, node: cst.CSTNode, cls: str) -> Instance: ...
     def step_of(self, node: cst.CSTNode, label: str) -> Step: ...
 
 

@@ -14,7 +14,7 @@ from ownlint.engine.models import Adopt, Borrow, Create, MapCall
 from ownlint.engine.models import Release as Release_
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import EvalBase, _deref, _index, target_key
-from ownlint.engine.values import Addr, BufRef, Dict, Mapping, Obj, Prop, Ref, Seq, Sym, Val, objects_in
+from ownlint.engine.values import Addr, BufRef, Dict, Instance, Mapping, Obj, Prop, Ref, Seq, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -25,6 +25,9 @@ class CallEval(EvalBase):
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
 
+        def call_method(self, node: cst.Call, obj: Instance, args: list[tuple[cst.Arg, Val]]) -> tuple[bool, Val]: ...
+        def construct(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> Val: ...
+
         def adopt(
             self,
             adopt: Adopt,
@@ -33,7 +36,14 @@ class CallEval(EvalBase):
             positional: list[tuple[cst.Arg, Val]],
             args: list[tuple[cst.Arg, Val]],
         ) -> Val: ...
-        def apply(self, summary: Summary, node: cst.Call, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> Val: ...
+        def apply(
+            self,
+            summary: Summary,
+            node: cst.CSTNode,
+            receiver: Val,
+            args: list[tuple[cst.Arg, Val]],
+            fields_at: str | None = None,
+        ) -> Val: ...
         def bind(self, key: str, value: Val) -> None: ...
         def async_call(
             self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
@@ -70,7 +80,7 @@ class CallEval(EvalBase):
         if qualified in models.out_parameter and node.args:
             arg = node.args[0].value
             how = "pointer" if qualified in models.memory.keeps_alive else "byref"
-            return Ref(target_key(arg, fa.self_name), self.expr(arg), how)
+            return Ref(target_key(arg, fa.self_name, self.st.env), self.expr(arg), how)
         receiver: Val = None
         receiver_store = False
         on_self = False
@@ -84,6 +94,14 @@ class CallEval(EvalBase):
         elif type(node.func) is not cst.Name:
             self.expr(node.func)
         args = [(a, self.expr(a.value)) for a in node.args]
+        if type(receiver) is Instance:
+            handled, value = self.call_method(node, receiver, args)
+            if handled:
+                return value
+        elif not method and fa.resolver is not None and qualified[-1:] != "?":
+            built = self.construct(node, qualified, args)
+            if built is not None:
+                return built
         if method and models.release_methods and self.release_method(node, receiver):
             return None
         if qualified in models.derive:

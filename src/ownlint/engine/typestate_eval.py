@@ -3,7 +3,7 @@
 Its methods come from mixins, by concern: names and statements
 (typestate_names), expressions (typestate_exprs), calls and their effects
 (typestate_calls), SYCL adopt/transfer/borrow (typestate_adopt), project
-summaries (typestate_replay), host memory (memory), the rest of the
+summaries (typestate_replay), objects of project classes (objects), host memory (memory), the rest of the
 interop catalogue (interop) and asynchronous submissions (asynchronous). This module holds the class and `expr`, which
 dispatches to the `expr_<Class>` methods.
 """
@@ -19,6 +19,7 @@ from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Facts
 from ownlint.engine.interop import InteropEval
 from ownlint.engine.memory import MemoryEval
+from ownlint.engine.objects import ObjectsEval
 from ownlint.engine.state import LIVE, HState, Step
 from ownlint.engine.typestate_adopt import AdoptEval
 from ownlint.engine.typestate_base import RawViolation, literal
@@ -36,7 +37,7 @@ _UNKNOWN = object()
 _EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
 
 
-class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval, AsyncEval):
+class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, ObjectsEval, MemoryEval, InteropEval, AsyncEval):
     """Evaluates expressions and statements on one path state, in place."""
 
     def __init__(self, fa: Analysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:

@@ -72,9 +72,11 @@ class ExprEval(EvalBase):
         return None
 
     def expr_Attribute(self, node: cst.Attribute) -> Val:
-        key = target_key(node, self.fa.self_name)
+        key = target_key(node, self.fa.self_name, self.st.env)
         if key is not None:
             if key not in self.st.env:
+                if key[0] == "<":
+                    return None  # an attribute of a project object that nothing known set
                 self.st.env[key] = self.fa.field_object(node.attr.value)
             return self.st.env[key]
         head = node.value

@@ -13,7 +13,7 @@ from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState
 from ownlint.engine.summaries import RETURN_KEY
 from ownlint.engine.typestate_base import EvalBase, _match_captures, _mentions, _without, target_key
-from ownlint.engine.values import Addr, AIface, BufRef, Lin, Mapping, Obj, Ref, Seq, Val, objects_in
+from ownlint.engine.values import Addr, AIface, BufRef, Instance, Lin, Mapping, Obj, Ref, Seq, Val, objects_in
 
 if TYPE_CHECKING:
     pass
@@ -23,6 +23,8 @@ class NamesEval(EvalBase):
     """Binding and statements, as a mixin of `_Eval` (`self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
+
+        def forget_fields(self, obj: Instance) -> None: ...
 
         def dies_in_flight(self, obj: Obj, hs: HState, node: cst.CSTNode, name: str | None, how: str) -> None: ...
         def remade_in_flight(self, obj: Obj) -> None: ...
@@ -70,12 +72,15 @@ class NamesEval(EvalBase):
         if value is None:  # most values: nothing tracked
             return
         for obj in objects_in(value):
+            if type(obj) is Instance:
+                self.forget_fields(obj)  # what else reaches it may change its attributes
+                continue
             hs = self.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped:
                 self.st.heap[obj] = hs.but(escaped=True)
 
     def bind_target(self, target: cst.CSTNode, value: Val) -> None:
-        key = target_key(target, self.fa.self_name)
+        key = target_key(target, self.fa.self_name, self.st.env)
         if key is not None:
             if value is None:
                 # an unknown value is still one value: freeing it twice is a double free
@@ -137,7 +142,7 @@ class NamesEval(EvalBase):
                 self.bind_target(node.target, self.expr(node.value))
         elif type(node) is cst.AugAssign:
             self.expr(node.value)
-            key = target_key(node.target, self.fa.self_name)
+            key = target_key(node.target, self.fa.self_name, self.st.env)
             if key is not None:
                 self.bind(key, None)
             else:
@@ -158,7 +163,7 @@ class NamesEval(EvalBase):
                         self.bind(name.value, None)
 
     def delete(self, target: cst.BaseExpression) -> None:
-        key = target_key(target, self.fa.self_name)
+        key = target_key(target, self.fa.self_name, self.st.env)
         if key is not None:
             self.bind(key, None)
         elif type(target) is cst.Tuple or type(target) is cst.List:

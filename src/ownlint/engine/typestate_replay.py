@@ -68,8 +68,17 @@ class ReplayEval(EvalBase):
         ) -> None: ...
 
     # -- project functions -------------------------------------------------------
-    def apply(self, summary: Summary, node: cst.Call, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> Val:
-        """Replay a summary at a call site: pick the outcome, then its effects in order."""
+    def apply(
+        self,
+        summary: Summary,
+        node: cst.CSTNode,
+        receiver: Val,
+        args: list[tuple[cst.Arg, Val]],
+        fields_at: str | None = None,
+    ) -> Val:
+        """Replay a summary at a call site: pick the outcome, then its effects in
+        order; the callee's `self.x` is the caller's `<fields_at>.x` (by default
+        its own `self.x`, for `self.m()`)."""
         bound = self.bind_arguments(summary, receiver, args)
         outcomes = [o for o in summary.outcomes if self.consistent(o, summary, bound)]
         if not summary.outcomes:
@@ -89,20 +98,23 @@ class ReplayEval(EvalBase):
             expr = bound.get(i, (None, None))[0]
             if type(expr) is cst.Name:
                 self.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
-        ret = self.materialize(outcome.ret, bound, node, summary, "return")
+        prefix = fields_at if fields_at is not None else self.fa.self_name if receiver is not None else None
+        ret = self.materialize(outcome.ret, bound, node, summary, "return", prefix)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
             spelled = expr if expr is not None else summary.params[i]
             self.replay(effect, owner, value, ret, bound, node, spelled, summary, f"parameter {i}")
-        caller_self = self.fa.self_name
-        if caller_self is not None and receiver is not None:
+        if prefix is not None:
             for attr, effect, owner in outcome.fields:
-                key = f"{caller_self}.{attr}"
+                key = f"{prefix}.{attr}"
                 if key not in self.st.env:
+                    if fields_at is not None:
+                        continue  # an attribute of a project object that nothing known set
                     self.st.env[key] = self.fa.field_object(attr)
-                self.replay(effect, owner, self.st.env[key], ret, bound, node, key, summary, f"field {attr}")
+                spelled = key if fields_at is None else f"{_receiver(node, summary)}.{attr}"
+                self.replay(effect, owner, self.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
             for attr, desc in outcome.rebinds:
-                self.bind(f"{caller_self}.{attr}", self.materialize(desc, bound, node, summary, f"field {attr}"))
+                self.bind(f"{prefix}.{attr}", self.materialize(desc, bound, node, summary, f"field {attr}", prefix))
         return ret
 
     def substitute(self, v: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]]) -> Val:
@@ -204,7 +216,7 @@ class ReplayEval(EvalBase):
         value: Val,
         ret: Val,
         bound: dict[int, tuple[cst.BaseExpression | None, Val]],
-        node: cst.Call,
+        node: cst.CSTNode,
         spelled: str | cst.CSTNode,
         summary: Summary,
         which: str,
@@ -251,7 +263,7 @@ class ReplayEval(EvalBase):
         desc: OwnerDesc,
         ret: Val,
         bound: dict[int, tuple[cst.BaseExpression | None, Val]],
-        node: cst.Call,
+        node: cst.CSTNode,
         which: str,
         summary: Summary,
     ) -> Obj:
@@ -278,17 +290,19 @@ class ReplayEval(EvalBase):
         self,
         desc: ValueDesc,
         bound: dict[int, tuple[cst.BaseExpression | None, Val]],
-        node: cst.Call,
+        node: cst.CSTNode,
         summary: Summary,
         which: str,
+        prefix: str | None = None,
     ) -> Val:
-        """The caller's value for what the callee handed back (as `which`: "return", "field x")."""
+        """The caller's value for what the callee handed back (as `which`: "return", "field x");
+        the callee's `self.x` is the caller's `<prefix>.x`."""
         if type(desc) is FromParam:
             return bound.get(desc.index, (None, None))[1]
         if type(desc) is Derived:
             return self.substitute(desc.value, bound)
         if type(desc) is FromField:
-            key = f"{self.fa.self_name}.{desc.name}"
+            key = f"{prefix if prefix is not None else self.fa.self_name}.{desc.name}"
             return self.st.env.get(key)
         if type(desc) is Fresh:
             hs = desc.state
@@ -316,6 +330,15 @@ class ReplayEval(EvalBase):
             )
             return obj
         return None
+
+
+def _receiver(node: cst.CSTNode, summary: Summary) -> str:
+    """How the caller spells the object a method was called on (for messages)."""
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
+        return node.func.value.value
+    if type(node) is cst.WithItem and node.asname is not None and type(node.asname.name) is cst.Name:
+        return node.asname.name.value
+    return summary.params[0] if summary.params else "self"
 
 
 def _mentions_param(form: linear.Lin) -> bool:

@@ -114,6 +114,22 @@ class Site(Obj):
         return f"Site({self.number})"
 
 
+class Instance(Site):
+    """An object of a project class that the function built (`x = C(...)`), or
+    a parameter annotated with one: its attributes are the env keys
+    `<key>.<attr>` (objects.py)."""
+
+    __slots__ = ("cls", "key")
+
+    def __init__(self, number: int, cls: str) -> None:
+        super().__init__(number)
+        self.cls = cls  # the class, qualified as its construction spelled it
+        self.key = f"<{cls.rpartition('.')[2]}@{number}>"
+
+    def __repr__(self) -> str:
+        return f"Instance({self.number}, {self.cls!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class Const:
     value: Any

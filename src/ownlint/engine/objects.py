@@ -1,0 +1,96 @@
+"""Objects of project classes: an object whose class is known (built by
+`x = C(...)`, bound by `with C(...) as x`) holds its attributes as env keys
+`<key>.<attr>` (values.Instance). Building it replays `C.__init__`'s summary
+with `self` bound to it, a method called on it replays `C.m`'s summary on its
+attributes (as `self.m()` does inside a method), and a `with` block replays
+`__enter__` and `__exit__`. Where anything else may reach the object (it is
+passed to a call, stored, or a method that is not found is called on it), its
+attributes are forgotten: nothing known, no finding. A mixin of the
+evaluator (`typestate_eval._Eval`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ownlint.engine.typestate_base import EvalBase
+from ownlint.engine.values import Instance, Val
+
+if TYPE_CHECKING:
+    from ownlint.engine.summaries import Summary
+
+
+class ObjectsEval(EvalBase):
+    """Objects of project classes, as a mixin of `_Eval` (`self` is the evaluator)."""
+
+    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
+
+        def apply(
+            self,
+            summary: Summary,
+            node: cst.CSTNode,
+            receiver: Val,
+            args: list[tuple[cst.Arg, Val]],
+            fields_at: str | None = None,
+        ) -> Val: ...
+        def escape(self, value: Val) -> None: ...
+
+    def method(self, cls: str, name: str, node: cst.Call) -> Summary | None:
+        """The summary of `cls.name`, a function of the checked tree, or None."""
+        resolver = self.fa.resolver
+        return resolver(node, f"{cls}.{name}", False) if resolver is not None else None
+
+    def construct(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> Val:
+        """`C(...)` for a project class `C` with an `__init__`: the object it
+        builds, its attributes set by `__init__`'s summary; None otherwise."""
+        last = qualified.rpartition(".")[2]
+        if not last[:1].isupper() or qualified[0] == "?":
+            return None  # by convention a class is capitalised: a cheap filter before resolving
+        init = self.method(qualified, "__init__", node)
+        if init is None or not init.is_method:
+            return None
+        obj = self.fa.instance_object(node, qualified)
+        self.forget_fields(obj)  # built again: the last one's attributes are not this one's
+        for _, v in args:
+            self.escape(v)
+        self.apply(init, node, obj, args, obj.key)
+        return obj
+
+    def call_method(self, node: cst.Call, obj: Instance, args: list[tuple[cst.Arg, Val]]) -> tuple[bool, Val]:
+        """`x.m(...)` on an object of a project class: `C.m`'s summary replayed
+        on its attributes; when `C.m` is not found, its attributes are forgotten."""
+        assert type(node.func) is cst.Attribute
+        summary = self.method(obj.cls, node.func.attr.value, node)
+        if summary is None or not summary.is_method:
+            self.forget_fields(obj)
+            return False, None
+        for _, v in args:
+            self.escape(v)
+        return True, self.apply(summary, node, obj, args, obj.key)
+
+    def enter(self, obj: Instance, node: cst.CSTNode | None) -> Val:
+        """`with x as y`: what `__enter__` returns (its effects on `x`'s attributes replayed)."""
+        if node is None:
+            self.forget_fields(obj)
+            return None
+        summary = self.method(obj.cls, "__enter__", cst.Call(cst.Name("__enter__")))
+        if summary is None or not summary.is_method:
+            self.forget_fields(obj)
+            return None
+        return self.apply(summary, node, obj, [], obj.key)
+
+    def exit(self, obj: Instance, node: cst.CSTNode) -> None:
+        """The end of `with x`: `__exit__`'s effects on `x`'s attributes."""
+        summary = self.method(obj.cls, "__exit__", cst.Call(cst.Name("__exit__")))
+        if summary is None or not summary.is_method:
+            self.forget_fields(obj)
+            return
+        self.apply(summary, node, obj, [], obj.key)
+
+    def forget_fields(self, obj: Instance) -> None:
+        """Nothing is known any more of `obj`'s attributes."""
+        prefix = obj.key + "."
+        env = self.st.env
+        for key in [k for k in env if k.startswith(prefix)]:
+            del env[key]

@@ -87,10 +87,16 @@ def release(p):
 """,
     ),
     known_limits="""
-A release through a handle stored in an object's attribute is followed only
-inside one method (and the `self.method()` calls it makes). Branches on the
-same unchanged local are correlated; conditions on anything else are assumed
-to go either way.
+A release through a handle stored in an object's attribute is followed inside
+one method (and the `self.method()` calls it makes), and on an object of a
+project class built in the function (`x = C(...)`, `with C(...) as x`):
+`C.__init__`, the methods called on `x`, `__enter__` and `__exit__` act on
+`x`'s attributes. Not yet: a parameter annotated with a class (`buf: C`) and a
+helper's effects on its parameter's attributes; releases when an object dies
+(`__del__`, `weakref.finalize`); inherited methods and classes whose name is
+not capitalised (nothing is known of such an object); an object passed to a
+call or stored somewhere is no longer followed. Branches on the same unchanged
+local are correlated; conditions on anything else are assumed to go either way.
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
 )

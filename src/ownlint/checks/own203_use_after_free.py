@@ -68,7 +68,10 @@ def transform(hctx, hq, hcl, src, out, scratch, nbytes):
 Passing a handle to an inspection built-in (`print`, `repr`, `id`, a logging
 call, an f-string) or comparing it is not a use. A child used after its parent
 was destroyed (memory after `zeContextDestroy` of its context) is not part of
-this rule yet.
+this rule yet. A use after a method released the handle (`x.close()` then
+`x.ptr` or `x.run()`) is found where `x`'s class is known, with the limits of
+OWN201 (objects built by `C(...)` or `with C(...) as x`, not annotated
+parameters, not inherited methods).
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
 )

@@ -248,7 +248,7 @@ class _Builder:
         self.start(after)
 
     def for_(self, s: cst.For) -> None:
-        self.emit(Elem("eval", s.iter))
+        self.emit(Elem("eval", s.iter, "for", s))
         head, body, other, after = self.new("loop"), self.new(), self.new(), self.new()
         self.edge(self.here(), head)
         self.edge(head, body)

@@ -113,3 +113,22 @@ class _Nested(_Assigned):
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         self.outer.continues = True
+
+
+def runs_at_most_once(iterable: cst.BaseExpression) -> bool:
+    """`range(...)` of integer literals with at most one element: the loop has
+    no next iteration (the CFG builder leaves its back edge out)."""
+    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or iterable.func.value != "range":
+        return False
+    values: list[int] = []
+    for a in iterable.args:
+        v = a.value
+        sign = 1
+        if type(v) is cst.UnaryOperation and type(v.operator) is cst.Minus:
+            v, sign = v.expression, -1
+        if a.keyword is not None or a.star or type(v) is not cst.Integer:
+            return False
+        values.append(sign * int(v.value, 0))
+    if not 1 <= len(values) <= 3 or (len(values) == 3 and values[2] == 0):
+        return False
+    return len(range(*values)) <= 1

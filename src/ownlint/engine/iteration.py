@@ -46,6 +46,7 @@ from ownlint.engine.values import (
     Site,
     Struct,
     Val,
+    parts,
     refs,
 )
 
@@ -153,16 +154,20 @@ def _identity(o: Obj) -> Val:
 
 
 def _has(v: Val, symbol: str) -> bool:
-    found = False
+    """Whether a form inside `v` mentions `symbol`."""
+    if type(v) is Lin:
+        return _in_form(v.form, symbol)
+    if type(v) is Addr:
+        return (v.offset is not None and _in_form(v.offset, symbol)) or _has(v.buffer, symbol)
+    if type(v) is Off:
+        return _in_form(v.offset, symbol)
+    if v is None or isinstance(v, Obj) or type(v) is Const:
+        return False
+    return any(_has(x, symbol) for x in parts(v))
 
-    def fm(form: linear.Lin) -> linear.Lin | None:
-        nonlocal found
-        found = found or any(symbol in m for m, _ in form)
-        return form
 
-    if v is not None and not isinstance(v, Obj) and type(v) is not Const:
-        rewrite(v, _identity, fm)
-    return found
+def _in_form(form: linear.Lin, symbol: str) -> bool:
+    return any(symbol in m for m, _ in form)
 
 
 class IterationEval(EvalBase):

@@ -3,11 +3,14 @@ advances by the same amount in every iteration (iteration.py uses them)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
 
 
-def accumulators(loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
-    """`(name, d)` for each `name += d` / `name -= -d`... at the top level of the
+@lru_cache(maxsize=256)  # by the loop node's identity; run at each entry to the loop
+def accumulators(loop: cst.For) -> tuple[tuple[str, cst.BaseExpression], ...]:
+    """`(name, d)` for each `name += d` at the top level of the
     body (so it runs once in every iteration that goes on) of a loop with no
     `continue` and no other assignment to `name` in its body."""
     found: list[tuple[str, cst.BaseExpression]] = []
@@ -22,12 +25,12 @@ def accumulators(loop: cst.For) -> list[tuple[str, cst.BaseExpression]]:
             ):
                 found.append((small.target.value, small.value))
     if not found:
-        return []
+        return ()
     counts = _Assigned()
     loop.body.visit(counts)
     if counts.continues:
-        return []
-    return [(n, d) for n, d in found if counts.names.get(n) == 1]
+        return ()
+    return tuple((n, d) for n, d in found if counts.names.get(n) == 1)
 
 
 class _Assigned(cst.CSTVisitor):

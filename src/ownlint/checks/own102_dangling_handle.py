@@ -68,7 +68,12 @@ def native_queue(hq, ctx, dev):
     known_limits="""
 An owner passed to another call (other than `get_native` and inspection
 built-ins) may be retained by it, so its death is never proved afterwards. A
-`yield` does not end a generator's frame and is not a return.
+`yield` does not end a generator's frame and is not a return. In a loop, an
+owner rebound each iteration is kept one iteration back: a handle of the
+owner from two iterations earlier, or one kept in a container, is forgotten:
+
+    for w in work:
+        q = dpctl.SyclQueue(dev); refs.append(q.addressof_ref())  # later uses: not reported
 """,
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.3.",
     runtime="yes: reading `mem._pointer` after its dpctl memory died is a segmentation fault (`runtime/examples/own102_invalid.py`)",

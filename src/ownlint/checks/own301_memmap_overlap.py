@@ -113,12 +113,16 @@ analysis cannot compute, or a relation between two ranges it cannot decide,
 gives no finding. A mapping made inside a helper is seen through the helper's
 summary and reported at the call site, with the caller's offset and size
 substituted (`map_window(ctx, base, 2 * P, P)` maps `[base + 2*P, base + 3*P)`).
-Mappings made in two iterations of a loop are not compared:
+A mapping is compared with the one the previous iteration of a `for` loop
+made and left live, where the offset moves by a `range(a, b, step)` variable
+or an accumulator (`off += d` once in every iteration, no `continue`).
+An offset a `while` loop moves, or one advanced in a branch, is not related
+to the previous iteration's, nor is a mapping made two iterations earlier:
 
-    for i in range(4):
-        map_range(ctx, base + i * P, 2 * P)  # overlaps the previous one: not reported
+    while off < end:
+        map_range(ctx, base + off, 2 * P); off += P  # overlap not reported
 
-nor mappings made by two methods of one object (`s.map_header(); s.map_body()`),
+Nor are mappings made by two methods of one object (`s.map_header(); s.map_body()`),
 nor sizes that use a constant imported from another module of the project.
 """,
     references="""

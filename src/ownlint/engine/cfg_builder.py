@@ -27,6 +27,7 @@ from typing import cast
 import libcst as cst
 
 from ownlint.engine.cfg import CFG, Block, CallRaises, Edge, Elem, may_raise
+from ownlint.engine.loopsyntax import runs_at_most_once
 
 
 def _elem_may_raise(elem: Elem, call_raises: CallRaises | None) -> bool:
@@ -248,14 +249,16 @@ class _Builder:
         self.start(after)
 
     def for_(self, s: cst.For) -> None:
-        self.emit(Elem("eval", s.iter))
+        self.emit(Elem("eval", s.iter, "for", s))
         head, body, other, after = self.new("loop"), self.new(), self.new(), self.new()
         self.edge(self.here(), head)
         self.edge(head, body)
         self.edge(head, other)
         self.start(body)
         self.emit(Elem("bind", s.target, "for", s))
-        self.loop_body(head, after, s.body)
+        last = self.new() if runs_at_most_once(s.iter) else head  # `range(1)`: no next iteration
+        self.loop_body(last, after, s.body)
+        self.edge(last if last != head else None, other)
         self.start(other)
         if s.orelse is not None:
             self.body(s.orelse.body)

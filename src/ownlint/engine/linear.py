@@ -114,4 +114,4 @@ def show(a: Lin) -> str:
             parts.append(names)
         else:
             parts.append(f"{c}*{names}")
-    return " + ".join(parts).replace("+ -", "- ")
+    return " + ".join(parts).replace("+ -1*", "- ").replace("+ -", "- ")

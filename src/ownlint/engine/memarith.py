@@ -45,6 +45,8 @@ class ArithEval(EvalBase):
             return Flags(tuple(sorted(names)))
         if type(left) is Addr and type(op) in (cst.Add, cst.Subtract):
             delta = as_lin(right)
+            if delta is None and isinstance(right, Obj) and not right.on_entry and right not in self.st.heap:
+                delta = self.symbol_for(right)  # an unknown integer (a loop variable): one symbol
             if delta is None or left.offset is None:
                 return Addr(left.buffer, None)
             return addr_value(left.buffer, linear.add(left.offset, delta, 1 if type(op) is cst.Add else -1))

@@ -15,9 +15,11 @@ A mapping whose address or size is a parameter of the function is checked
 where a caller supplies them (through the summary), the rest where it is made.
 
 Known limits:
-- Offsets that depend on a loop variable are forgotten when the loop makes
-  the next one: mappings made in a loop are never compared with each other.
-      for i in range(4): map_range(ctx, base + i * P, 2 * P)   # overlap missed
+- Mappings made in a loop are compared with the previous iteration's (kept by
+  iteration.py) only where the offset moves by a `for ... in range(...)`
+  variable or an accumulator the loop advances once per iteration; a `while`
+  loop's offsets, and mappings two iterations back, are forgotten.
+      while off < end: map_range(ctx, base + off, 2 * P); off += P   # overlap missed
 - A method's mappings over `self.<field>` and a method closing a field's
   buffer are not seen by the caller (summaries describe objects, not fields' memory).
       s.map_header(); s.map_body()                              # overlap missed

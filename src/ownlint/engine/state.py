@@ -273,7 +273,7 @@ class StateSet:
             return newer
         by_heap: dict[frozenset[tuple[Obj, HState]], list[PathState]] = {}
         for s in newer.states.values():
-            by_heap.setdefault(s.key()[1], []).append(s)
+            by_heap.setdefault(_shape(s.heap), []).append(s)
         out = StateSet(widened=newer.widened)
         for group in by_heap.values():
             out._add(_merge_all(group) if len(group) > 1 else group[0])
@@ -309,7 +309,13 @@ def _merge_all(group: list[PathState]) -> PathState:
     still hold it, so it must not die when another name lets go of it."""
     first = group[0]
     env = {k: v for k, v in first.env.items() if all(g.env.get(k, _MISSING) == v for g in group[1:])}
-    heap = {k: v for k, v in first.heap.items() if all(g.heap.get(k) == v for g in group[1:])}
+    heap: dict[Obj, HState] = {}
+    for obj, state in first.heap.items():
+        others = [g.heap.get(obj) for g in group[1:]]
+        if all(o == state for o in others):
+            heap[obj] = state
+        elif state.mapping is not None and all(o is not None and _blank(o) == _blank(state) for o in others):
+            heap[obj] = _joined_mapping(state, others)  # type: ignore[arg-type]
     conds = {k: v for k, v in first.conds.items() if all(g.conds.get(k) == v for g in group[1:])}
     kept = {o for v in env.values() for o in objects_in(v)}
     for g in group:
@@ -321,6 +327,30 @@ def _merge_all(group: list[PathState]) -> PathState:
                 if o not in kept and hs is not None and hs.kind == OWNER and not hs.escaped:
                     heap[o] = hs.but(escaped=True)
     return PathState(env, heap, conds)
+
+
+def _shape(heap: dict[Obj, HState]) -> frozenset[tuple[Obj, HState]]:
+    """The heap with the address and size of each mapping left out: where the
+    widening at a loop head groups states (an offset that an accumulator or a
+    loop variable moves each round is forgotten, as its name is)."""
+    return frozenset((o, _blank(hs)) for o, hs in heap.items())
+
+
+def _blank(hs: HState) -> HState:
+    m = hs.mapping
+    if m is None:
+        return hs
+    return hs.but(mapping=Mapping(None, None, m.read_only_flag, m.address_checked, m.size_checked))
+
+
+def _joined_mapping(first: HState, others: list[HState]) -> HState:
+    """`first` with its mapping's address and size kept where all agree (the
+    states have one shape: the rest of the mapping is the same)."""
+    m = first.mapping
+    assert m is not None
+    addr = m.address if all(o.mapping.address == m.address for o in others) else None  # type: ignore[union-attr]
+    size = m.size if all(o.mapping.size == m.size for o in others) else None  # type: ignore[union-attr]
+    return first.but(mapping=Mapping(addr, size, m.read_only_flag, m.address_checked, m.size_checked))
 
 
 def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:

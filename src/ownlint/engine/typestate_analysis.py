@@ -12,6 +12,7 @@ import libcst as cst
 from ownlint.engine import status
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
 from ownlint.engine.events import subscribers
+from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.solver import Solution, solve
 from ownlint.engine.state import MAX_PATHS, PathState, StateSet, Step
@@ -293,6 +294,8 @@ class FunctionAnalysis:
         ev.site = elem.origin if kind == "with_exit" and elem.origin is not None else node
         if kind == "eval":
             st.last = ev.expr(node)  # type: ignore[arg-type]
+            if elem.source == "for":
+                ev.loop_entered(elem.origin)  # type: ignore[arg-type]
             if elem.source == "with" and st.last is not None:
                 st.env[f"<with {id(elem.origin)}>"] = st.last
                 if type(st.last) is Instance:  # `with C(...) as x`: x is what `__enter__` returns
@@ -320,6 +323,8 @@ class FunctionAnalysis:
                 ev.expr(node.exc)
         elif kind == "bind":
             value = st.last if elem.source == "with" else None
+            if elem.source == "for":
+                value = ev.loop_variable(elem.origin)  # type: ignore[arg-type]
             ev.bind_target(node, value)
         elif kind == "def":
             ev.capture(node)
@@ -346,6 +351,16 @@ class FunctionAnalysis:
         if type(obj) is not Instance:
             obj = self.sites[key] = Instance(len(self.sites), cls)
         return obj
+
+    def previous_object(self, obj: Obj) -> Previous:
+        """The object a site's `obj` of the previous loop iteration is renamed to
+        while the site makes a new one (iteration.py)."""
+        key = (id(obj), "previous", 0)
+        prev = self.sites.get(key)
+        if type(prev) is not Previous:
+            prev = Previous(len(self.sites))
+            self.sites[key] = prev
+        return prev
 
     def step_of(self, node: cst.CSTNode, label: str) -> Step:
         return Step(self.unit.index, node, label, self.at)

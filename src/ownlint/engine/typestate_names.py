@@ -12,8 +12,8 @@ from ownlint.engine import domain
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState
 from ownlint.engine.summaries import RETURN_KEY
-from ownlint.engine.typestate_base import EvalBase, _match_captures, _mentions, _without, target_key
-from ownlint.engine.values import Addr, AIface, BufRef, Instance, Lin, Mapping, Obj, Ref, Seq, Val, objects_in
+from ownlint.engine.typestate_base import EvalBase, _match_captures, _mentions, _without, fold, target_key
+from ownlint.engine.values import Addr, AIface, BufRef, Const, Instance, Lin, Mapping, Obj, Ref, Seq, Val, objects_in
 
 if TYPE_CHECKING:
     pass
@@ -25,6 +25,8 @@ class NamesEval(EvalBase):
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
 
         def forget_fields(self, obj: Instance) -> None: ...
+        def keep_previous(self, obj: Obj) -> bool: ...
+        def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
 
         def dies_in_flight(self, obj: Obj, hs: HState, node: cst.CSTNode, name: str | None, how: str) -> None: ...
         def remade_in_flight(self, obj: Obj) -> None: ...
@@ -141,10 +143,10 @@ class NamesEval(EvalBase):
             if node.value is not None:
                 self.bind_target(node.target, self.expr(node.value))
         elif type(node) is cst.AugAssign:
-            self.expr(node.value)
+            value = self.expr(node.value)
             key = target_key(node.target, self.fa.self_name, self.st.env)
             if key is not None:
-                self.bind(key, None)
+                self.bind(key, self.accumulate(node, key, value))
             else:
                 self.bind_target(node.target, None)
         elif type(node) is cst.Del:
@@ -162,6 +164,18 @@ class NamesEval(EvalBase):
                     if type(name) is cst.Name:
                         self.bind(name.value, None)
 
+    def accumulate(self, node: cst.AugAssign, key: str, value: Val) -> Val:
+        """`off += d` / `off -= d` on an integer or address the analysis knows
+        (an accumulator a loop advances); unknown for anything else."""
+        op = _AUG_OPS.get(type(node.operator))
+        old = self.st.env.get(key)
+        if op is None or old is None or isinstance(old, Obj):
+            return None
+        result = self.arith(op, old, value)
+        if result is None and type(old) is Const and type(value) is Const:
+            result = fold(op, old.value, value.value)
+        return result
+
     def delete(self, target: cst.BaseExpression) -> None:
         key = target_key(target, self.fa.self_name, self.st.env)
         if key is not None:
@@ -177,6 +191,8 @@ class NamesEval(EvalBase):
         st = self.st
         if obj in st.heap:
             self.remade_in_flight(obj)
+            if self.keep_previous(obj):
+                return
         st.heap.pop(obj, None)
         for k, v in list(st.env.items()):
             if v is None:
@@ -211,3 +227,6 @@ def _views(v: Val, obj: Obj) -> bool:
     while type(v) is Ref and v.how == "pointer":
         v = v.value
     return type(v) is BufRef and v.buffer is obj
+
+
+_AUG_OPS: dict[type, cst.BaseBinaryOp] = {cst.AddAssign: cst.Add(), cst.SubtractAssign: cst.Subtract()}

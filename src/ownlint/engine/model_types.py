@@ -241,6 +241,8 @@ class ModelSet:
     success: set[str] = field(default_factory=set)
     # `x.m()` releases `x` when one of these creators made it: method name -> creators
     release_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # where a model's API is specified (`[model] reference`), by model name
+    references: dict[str, str] = field(default_factory=dict)
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""
@@ -248,6 +250,14 @@ class ModelSet:
         if hit is not None:
             return hit
         return self.by_last_name.get(qualified.rpartition(".")[2])
+
+    def reference_of(self, qualified: str) -> str | None:
+        """Where the API of the callee `qualified` is specified, if its model says so."""
+        cm = self.call(qualified)
+        if cm is None:
+            return None
+        named = [c.model for c in cm.creates] + [m.model for m in (cm.release, cm.adopt, cm.borrow) if m is not None]
+        return next((self.references[n] for n in named if n in self.references), None)
 
     def is_inspection(self, qualified: str) -> bool:
         if qualified in self.inspect or qualified.startswith(self.inspect_prefixes):

@@ -141,6 +141,9 @@ def _load_file(path: Path, models: ModelSet) -> None:
     meta = _Reader(path, "[model]", top.get("model", dict, required=True))
     name = meta.get("name", str, required=True)
     meta.get("description", str, "")
+    reference = meta.get("reference", str)
+    if reference is not None:
+        models.references[name] = reference
     matching = meta.get("match", str, "last-name")
     if matching not in ("last-name", "qualified"):
         meta.fail("match", "must be 'last-name' or 'qualified'")

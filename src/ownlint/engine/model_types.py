@@ -115,6 +115,7 @@ class Borrow:
     unsupported: tuple[str, ...]  # owner kinds it must not be called on
     guard_modules: tuple[str, ...]
     model: str
+    thread_safe: bool = False  # the borrowed handle may be used from any thread
 
 
 @dataclass(frozen=True, slots=True)

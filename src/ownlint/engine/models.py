@@ -226,9 +226,10 @@ def _load_file(path: Path, models: ModelSet) -> None:
         if method not in ("none", "tracked", "any"):
             r.fail("method", "must be 'none', 'tracked' or 'any'")
         unsupported = tuple(r.get("unsupported-owner-kinds", list, []))
+        thread_safe = r.get("thread-safe", bool, False)
         r.done()
         for fn in fns:
-            b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name)
+            b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name, thread_safe)
             _merge(models, "last-name", fn, CallModel(borrow=b))
     for i, raw in enumerate(top.get("borrow-attribute", "tables", [])):
         r = _Reader(path, f"[[borrow-attribute]][{i}]", raw)

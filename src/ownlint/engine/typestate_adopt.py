@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
-from ownlint.engine.events import BorrowFrom, Transfer
+from ownlint.engine.events import THREAD_SAFE, BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import EvalBase
@@ -154,7 +154,11 @@ class AdoptEval(EvalBase):
         result = self.fa.site_object(node, "adopted")
         self.forget(result)
         self.st.heap[result] = HState(
-            BORROWED, False, (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),), owner=owner
+            BORROWED,
+            False,
+            (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),),
+            owner=owner,
+            tag=THREAD_SAFE if b.thread_safe else "",
         )
         if hs.kind == OWNER and not hs.escaped and not self.refs(owner):
             self.st.heap[owner] = hs.with_step(

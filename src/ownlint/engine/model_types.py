@@ -198,6 +198,28 @@ class MemoryModel:
 
 
 @dataclass(frozen=True, slots=True)
+class AddressMap:
+    """A call that maps the range given by its arguments (`[[map]] address`,
+    `size`) until a call of `released_by` names its start (`[[unmap]]`)."""
+
+    function: str
+    address: int
+    size: int | None
+    kind: str  # "host registration": mappings of one kind may not overlap
+    released_by: tuple[str, ...]
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Unmap:
+    """A call that ends the live mapping starting at its argument `address`."""
+
+    function: str
+    address: int
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class CallModel:
     """Everything the models say about one callee."""
 
@@ -208,6 +230,8 @@ class CallModel:
     owner_kind: str | None = None  # a constructor whose result is an owner (dpctl objects)
     record: bool = False  # a backend-input constructor: its keywords make a record
     maps: MapCall | None = None
+    address_map: AddressMap | None = None
+    unmap: Unmap | None = None
     # the call returns a status (`success` says which values mean success):
     # the whole result, or element `status_index` of the tuple it returns
     status: bool = False
@@ -244,6 +268,8 @@ class ModelSet:
     release_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # where a model's API is specified (`[model] reference`), by model name
     references: dict[str, str] = field(default_factory=dict)
+    # the kinds of address mappings (`[[map]] address`) each call ends, by its last name
+    ended_by: dict[str, set[str]] = field(default_factory=dict)
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""
@@ -257,7 +283,8 @@ class ModelSet:
         cm = self.call(qualified)
         if cm is None:
             return None
-        named = [c.model for c in cm.creates] + [m.model for m in (cm.release, cm.adopt, cm.borrow) if m is not None]
+        named = [c.model for c in cm.creates]
+        named += [m.model for m in (cm.release, cm.adopt, cm.borrow, cm.address_map, cm.unmap) if m is not None]
         return next((self.references[n] for n in named if n in self.references), None)
 
     def is_inspection(self, qualified: str) -> bool:

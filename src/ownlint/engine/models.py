@@ -39,6 +39,7 @@ from ownlint.engine.model_types import (
     Submit,
     ThreadModel,
 )
+from ownlint.engine.models_maps import load_maps
 
 
 class ModelError(ValueError):
@@ -123,6 +124,8 @@ def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> Non
         owner_kind=update.owner_kind or old.owner_kind,
         record=update.record or old.record,
         maps=update.maps or old.maps,
+        address_map=update.address_map or old.address_map,
+        unmap=update.unmap or old.unmap,
         status=update.status or old.status,
         status_index=update.status_index if update.status else old.status_index,
     )
@@ -297,24 +300,8 @@ def _load_file(path: Path, models: ModelSet) -> None:
             if "=" not in item:
                 r.fail("read-only-keywords", f"'{item}' is not of the form keyword=VALUE")
         r.done()
-    for i, raw in enumerate(top.get("map", "tables", [])):
-        r = _Reader(path, f"[[map]][{i}]", raw)
-        fns = r.get("functions", list, required=True)
-        m = dict(
-            descriptor=r.get("descriptor", int, required=True),
-            extension=r.get("extension", str, required=True),
-            extension_stype=tuple(r.get("extension-stype", list, [])),
-            type_field=r.get("type-field", str, ""),
-            address_field=r.get("address-field", str, required=True),
-            size_field=r.get("size-field", str, required=True),
-            flags_field=r.get("flags-field", str, "flags"),
-            read_only_flag=r.get("read-only-flag", str, ""),
-            read_only_bit=r.get("read-only-bit", int, 0),
-        )
-        r.done()
-        for fn in fns:
-            call = CallModel(maps=MapCall(fn, **m), status=status, status_index=status_index)
-            _merge(models, "last-name", fn, call)
+    merge = lambda fn, call: _merge(models, "last-name", fn, call)  # noqa: E731
+    load_maps(models, top, lambda where, raw: _Reader(path, where, raw), merge, status, status_index, name)
     for section, target in (
         ("capsules", models.capsules),
         ("threads", models.threads),

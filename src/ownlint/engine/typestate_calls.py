@@ -10,6 +10,7 @@ import libcst as cst
 
 from ownlint.engine import status
 from ownlint.engine.events import Release, Use
+from ownlint.engine.model_types import AddressMap, Unmap
 from ownlint.engine.models import Adopt, Borrow, Create, MapCall
 from ownlint.engine.models import Release as Release_
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
@@ -34,6 +35,9 @@ class CallEval(EvalBase):
             args: list[tuple[cst.Arg, Val]],
         ) -> Val: ...
         def apply(self, summary: Summary, node: cst.Call, receiver: Val, args: list[tuple[cst.Arg, Val]]) -> Val: ...
+        def address_map(self, node: cst.Call, spec: AddressMap, positional: list[Val]) -> None: ...
+        def address_map_objects(self, node: cst.Call, spec: AddressMap | Unmap, positional: list[Val]) -> list[Obj]: ...
+        def unmap(self, node: cst.Call, spec: Unmap, positional: list[tuple[cst.Arg, Val]]) -> None: ...
         def bind(self, key: str, value: Val) -> None: ...
         def async_call(
             self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
@@ -138,12 +142,20 @@ class CallEval(EvalBase):
         returned: dict[int, Val] = {}  # handles it returns, by element
         if model is not None and model.status:
             before = self.before_status(node, model.creates, model.release, positional_args)
+            ranged = model.address_map or model.unmap
+            if ranged is not None:
+                for o in self.address_map_objects(node, ranged, [v for _, v in positional_args]):
+                    before[o] = self.st.heap.get(o)
         if model is not None:
             if model.record:
                 return Dict(tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
             self.check_chain(node, args)
             if model.maps is not None:
                 mapping = self.mapping_of(model.maps, args)
+            if model.address_map is not None:
+                self.address_map(node, model.address_map, [v for _, v in positional_args])
+            if model.unmap is not None:
+                self.unmap(node, model.unmap, positional_args)
             if model.adopt is not None:
                 adopted = self.adopt(model.adopt, qualified, node, positional_args, args)
                 if adopted is not None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ownlint.engine.address_maps import AddressMapEval
 from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Facts
@@ -36,7 +37,7 @@ _UNKNOWN = object()
 _EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
 
 
-class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval, AsyncEval):
+class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval, AsyncEval, AddressMapEval):
     """Evaluates expressions and statements on one path state, in place."""
 
     def __init__(self, fa: Analysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:

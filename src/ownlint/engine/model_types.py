@@ -61,6 +61,7 @@ class Adopt:
     property_keywords: tuple[str, ...] = ()
     forbidden_properties: tuple[str, ...] = ()
     native_memory_only: bool = False
+    fixed: str = ""  # `ownership = "keep"` / "transfer": whatever the call says ("": from [ownership])
 
 
 @dataclass(slots=True)

@@ -215,10 +215,13 @@ def _load_file(path: Path, models: ModelSet) -> None:
             property_keywords=tuple(r.get("property-keywords", list, [])),
             forbidden_properties=tuple(r.get("forbidden-properties", list, [])),
             native_memory_only=r.get("native-memory-only", bool, False),
+            fixed=r.get("ownership", str, ""),
         )
+        if checks["fixed"] not in ("", "keep", "transfer"):
+            r.fail("ownership", "must be 'keep' or 'transfer'")
         r.done()
-        if own_raw is None:
-            r.fail("", "an [[adopt]] needs an [ownership] table in the same file")
+        if own_raw is None and not checks["fixed"]:
+            r.fail("", "an [[adopt]] needs an [ownership] table in the same file, or a fixed `ownership`")
         for fn in fns:
             _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name, **checks)))
     for i, raw in enumerate(top.get("borrow", "tables", [])):

@@ -41,6 +41,8 @@ class AdoptEval(EvalBase):
     # -- SYCL interop --------------------------------------------------------------
     def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
         """ "keep", "transfer", or "unknown" (the ownership spellings the models list)."""
+        if adopt.fixed:
+            return adopt.fixed
         own = adopt.ownership
         value: Val = None
         given = False

@@ -22,6 +22,8 @@ class Create:
     released_by: tuple[str, ...]
     model: str
     result: int | None = None  # the element of a returned tuple that is the handle
+    key: int | None = None  # the argument whose value names the handle (a keyed release names it)
+    counted: bool = False  # n creations with one key allow n keyed releases
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,7 @@ class Release:
     function: str
     handle: int
     model: str
+    key: int | None = None  # releases the handle created with the key at this argument (`handle` unused)
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,9 +170,10 @@ def _load_file(path: Path, models: ModelSet) -> None:
             r.fail("result", "a returned handle needs `status` in [model] (without a status, `result = 0`)")
         kind = r.get("kind", str, "handle")
         released = tuple(r.get("released-by", list, []))
+        key, counted = r.get("key", int), r.get("counted", bool, False)
         r.done()
         for fn in fns:
-            create = Create(fn, out, kind, released, name, result)
+            create = Create(fn, out, kind, released, name, result, key, counted)
             _merge(models, matching, fn, CallModel(creates=(create,), status=status, status_index=status_index))
     for i, raw in enumerate(top.get("release", "tables", [])):
         r = _Reader(path, f"[[release]][{i}]", raw)
@@ -184,10 +185,12 @@ def _load_file(path: Path, models: ModelSet) -> None:
                 models.release_methods[m] = models.release_methods.get(m, ()) + of
             continue
         fns = r.get("functions", list, required=True)
-        handle = r.get("handle", int, required=True)
+        key = r.get("key", int)
+        handle = r.get("handle", int, required=key is None)
         r.done()
         for fn in fns:
-            call = CallModel(release=Release(fn, handle, name), status=status, status_index=status_index)
+            release = Release(fn, -1 if handle is None else handle, name, key)
+            call = CallModel(release=release, status=status, status_index=status_index)
             _merge(models, matching, fn, call)
     own_raw = top.get("ownership", dict)
     ownership = Ownership()

@@ -19,6 +19,7 @@ from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Facts
 from ownlint.engine.interop import InteropEval
+from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memory import MemoryEval
 from ownlint.engine.state import LIVE, HState, Step
 from ownlint.engine.typestate_adopt import AdoptEval
@@ -37,7 +38,9 @@ _UNKNOWN = object()
 _EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
 
 
-class _Eval(NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval, AsyncEval, AddressMapEval):
+class _Eval(
+    NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, MemoryEval, InteropEval, AsyncEval, AddressMapEval, KeyedEval
+):
     """Evaluates expressions and statements on one path state, in place."""
 
     def __init__(self, fa: Analysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:

@@ -9,16 +9,19 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "double_free.py"
+CUDA_EXAMPLE = REPO / "examples" / "cuda_round_trip.py"
 
 
-def line_of(needle: str, occurrence: int = 1) -> int:
+def line_of(needle: str, occurrence: int = 1, example: Path = EXAMPLE) -> int:
     """The 1-based line of the `occurrence`-th line of the example containing `needle`."""
-    hits = [n for n, line in enumerate(EXAMPLE.read_text(encoding="utf-8").splitlines(), 1) if needle in line]
+    hits = [n for n, line in enumerate(example.read_text(encoding="utf-8").splitlines(), 1) if needle in line]
     return hits[occurrence - 1]
 
 
 SECOND_FREE = line_of("zeMemFree(hctx, host)", occurrence=2)
 USE_AFTER_FREE = line_of("zeCommandListAppendMemoryCopy(hcl, out, scratch")
+CUDA_SECOND_FREE = line_of("driver.cuMemFree(dptr)", occurrence=3, example=CUDA_EXAMPLE)
+CUDA_USE_AFTER_FREE = line_of("driver.cuMemcpyHtoDAsync(dptr", example=CUDA_EXAMPLE)
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -42,12 +45,45 @@ def test_double_free_and_use_after_free_are_found() -> None:
     }
 
 
-def test_the_readme_command_shows_the_double_free() -> None:
+def test_the_cuda_example_double_free_and_use_after_free_are_found() -> None:
+    result = run("check", "--format", "json", "examples/cuda_round_trip.py")
+    assert result.returncode == 1, result.stderr
+    assert findings(result) == {
+        ("examples/cuda_round_trip.py", CUDA_SECOND_FREE, "OWN201"),
+        ("examples/cuda_round_trip.py", CUDA_USE_AFTER_FREE, "OWN203"),
+    }
+
+
+def test_the_readme_command_shows_the_double_frees() -> None:
     result = run("check", "examples/")
     assert result.returncode == 1, result.stderr
     assert "error[OWN201]" in result.stdout
     assert f"examples/double_free.py:{SECOND_FREE}:" in result.stdout
-    assert result.stdout.rstrip().endswith("in 1 file.")
+    assert f"examples/cuda_round_trip.py:{CUDA_SECOND_FREE}:" in result.stdout
+    assert result.stdout.rstrip().endswith("Found 4 findings (4 errors) in 2 files.")
+
+
+def test_the_note_names_the_api_of_the_call_involved() -> None:
+    """A CUDA finding's note is its model's reference and the release call; Level Zero keeps the rule's."""
+    result = run("check", "--no-cache", "examples/")
+    blocks = result.stdout.split("\nerror[")
+    cuda = [b for b in blocks if "examples/cuda_round_trip.py:" in b]
+    level_zero = [b for b in blocks if "examples/double_free.py:" in b]
+    assert len(cuda) == 2 and len(level_zero) == 2, result.stdout
+    for block in cuda:
+        assert "= note: see CUDA Driver API: `cuMemFree`." in block
+        assert "Level Zero" not in block
+    for block in level_zero:
+        assert "= note: see Level Zero specification: `zeMemFree`, `ze*Destroy`." in block
+    sarif = json.loads(run("check", "--no-cache", "--format", "sarif", "examples/").stdout)
+    references = {
+        (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r.get("properties", {}).get("reference"))
+        for r in sarif["runs"][0]["results"]
+    }
+    assert references == {
+        ("examples/cuda_round_trip.py", "CUDA Driver API: `cuMemFree`"),
+        ("examples/double_free.py", None),
+    }
 
 
 def test_select_ignore_and_suppression_on_real_findings(tmp_path: Path) -> None:

@@ -148,6 +148,8 @@ def test_jobs_do_not_change_the_reports(names: list[str], monkeypatch: pytest.Mo
     pooled = runner.analyze(files, models, options, jobs=4)
     assert [r.path for r in alone] == names
     assert [report_to_dict(r) for r in pooled] == [report_to_dict(r) for r in alone]
-    # a fixture that stands alone finds its bugs alone (a package's module may need its siblings)
-    if any("# E:" in f.source and "_pkg/" not in f.path for f in files):
+    # a fixture that stands alone finds its bugs alone (a package's module may need its siblings,
+    # and a fixture next to a models.toml needs that model, which this run does not load)
+    alone_ok = [f for f in files if "_pkg/" not in f.path and not (FIXTURES / f.path).with_name("models.toml").exists()]
+    if any("# E:" in f.source for f in alone_ok):
         assert any(r.diagnostics for r in alone)

@@ -81,6 +81,20 @@ Found 1 finding (1 error) in 1 file.
     )
 
 
+def test_text_note_prefers_the_reference_of_the_api() -> None:
+    """A finding whose model names its API's reference shows it instead of the rule's."""
+    cuda = Diagnostic(
+        code="OWN201",
+        path="pkg/a.py",
+        span=Span(5, 5, 5, 22),
+        message="`p` is freed a second time",
+        reference="CUDA Driver API: `cuMemFree`",
+    )
+    shown = plain_text(result(cuda))
+    assert "  = note: see CUDA Driver API: `cuMemFree`.\n" in shown
+    assert "Level Zero" not in shown
+
+
 def test_text_splits_only_the_files_it_shows() -> None:
     """Found on a 560-file run: every finding split every analysed file into
     lines (4,608 findings took 19 s to print). Only shown files are split,

@@ -57,6 +57,7 @@ class Diagnostic:
     handle: str | None = None
     help: str | None = None
     label: str | None = None  # the short label under the primary span
+    reference: str | None = None  # where the API of the call involved is specified (its model's `reference`)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)
@@ -101,6 +102,7 @@ def report_to_dict(report: FileReport) -> dict[str, object]:
             "handle": d.handle,
             "help": d.help,
             "label": d.label,
+            "reference": d.reference,
         }
 
     return {
@@ -132,6 +134,7 @@ def report_from_dict(data: dict) -> FileReport:  # type: ignore[type-arg]
             handle=d["handle"],
             help=d["help"],
             label=d["label"],
+            reference=d.get("reference"),
         )
 
     return FileReport(

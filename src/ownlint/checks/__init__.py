@@ -81,4 +81,5 @@ def to_diagnostic(v: Violation) -> Diagnostic:
         handle=v.handle,
         help=help_text,
         label=label,
+        reference=v.fact("reference") or None,
     )

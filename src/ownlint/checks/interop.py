@@ -7,6 +7,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import (
+    THREAD_SAFE,
     AdoptCall,
     BorrowFrom,
     Checker,
@@ -35,7 +36,7 @@ class InteropChecker(Checker):
     def on_to_thread(self, e: ToThread, out: Findings) -> None:
         # OWN403: a runtime-owned handle (transferred, or borrowed from an owner
         # that is not host memory) handed to another thread
-        if e.state.kind not in (TRANSFERRED, BORROWED):
+        if e.state.kind not in (TRANSFERRED, BORROWED) or e.state.tag == THREAD_SAFE:
             return
         if e.owner is not None and parse_tag(e.owner.tag) is not None:
             return

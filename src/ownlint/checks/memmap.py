@@ -22,6 +22,9 @@ class MemmapChecker(Checker):
         if e.sizes is not None and e.size_aligned and all(a is False for a in e.size_aligned):
             shown = " or ".join(linear.show(form) for form in e.sizes)
             out.report("OWN302", e.node, None, (*facts, ("what", "size"), ("value", shown)))
+        if e.overlap is not None:  # OWN301
+            overlap = (*facts, ("range", e.overlap.range), ("other", e.overlap.other))
+            out.report("OWN301", e.node, None, overlap, e.overlap.story)
         buffer = e.buffer
         if buffer is None:
             return
@@ -34,9 +37,6 @@ class MemmapChecker(Checker):
             out.report("OWN303", e.node, None, (*facts, ("source", buffer.source)))
         if buffer.temporary:
             out.report("OWN304", e.node, None, (*facts, ("how", "temporary")))
-        if e.overlap is not None:
-            facts = (*facts, ("range", e.overlap.range), ("other", e.overlap.other))
-            out.report("OWN301", e.node, None, facts, e.overlap.story)
 
     def on_buffer_released(self, e: BufferReleased, out: Findings) -> None:
         out.report("OWN304", e.node, e.name, (("how", e.how), ("buffer", e.name)), e.mapping.story[:1])

@@ -13,6 +13,11 @@ RULE = Rule(
 Reports a destroy/free of a handle adopted with ownership `keep` while a
 local reference (or `self.x` in the same method) to the SYCL object built
 from it is still live.
+
+The same meaning carries over to CUDA (issue 24): `cupy.cuda.UnownedMemory(ptr,
+size, owner)` views memory it never frees (an `[[adopt]]` with a fixed
+`ownership = "keep"`, rules/cupy.toml); freeing `ptr` with
+`cupy.cuda.runtime.free` while that view is held is reported too.
 """,
     why_bad="""
 With `keep` the application owns the handle but must outlive every SYCL
@@ -30,6 +35,17 @@ def adopt_context(hctx, dev):
     zeContextDestroy(hctx)  # E: OWN204 (ctx still uses hctx)
     return ctx
 """,
+        """
+import cupy
+from cupy.cuda import runtime
+
+
+def view(n):
+    p = runtime.malloc(n)
+    mem = cupy.cuda.UnownedMemory(p, n, None)
+    runtime.free(p)  # E: OWN204 (mem still views p)
+    return cupy.ndarray((n,), cupy.uint8, cupy.cuda.MemoryPointer(mem, 0))
+""",
     ),
     valid=(
         """
@@ -44,6 +60,19 @@ def count_devices(hctx, dev):
     zeContextDestroy(hctx)  # the SYCL context built on hctx is gone
     return n
 """,
+        """
+import cupy
+from cupy.cuda import runtime
+
+
+def checksum(n):
+    p = runtime.malloc(n)
+    mem = cupy.cuda.UnownedMemory(p, n, None)
+    total = int(cupy.ndarray((n,), cupy.uint8, cupy.cuda.MemoryPointer(mem, 0)).sum())
+    del mem
+    runtime.free(p)  # the view of p is gone
+    return total
+""",
     ),
     known_limits="""
 Liveness is proved only by a live local reference. An owner passed to a call
@@ -55,6 +84,12 @@ and then deleted may or may not be alive: no finding.
 
 def describe(v: Violation) -> tuple[str, str, str]:
     h = v.handle or "the handle"
+    if v.fact("reference"):  # a model that names its API (CUDA: CuPy's UnownedMemory): not SYCL
+        return (
+            f"`{h}` is freed while the object that views it (adopted with `keep`) is still alive{via_suffix(v)}",
+            "freed here",
+            "delete the object built on it (`del obj`) before freeing the handle",
+        )
     return (
         f"`{h}` is destroyed while the SYCL object that uses it (adopted with `keep`) is still alive{via_suffix(v)}",
         "destroyed here",

@@ -16,6 +16,15 @@ range `[pSystemMemory, pSystemMemory + size)` that overlaps a mapping made
 earlier on the same path and not yet released with `zeMemFree`. Ranges are
 compared symbolically in units of the page size `P`, so
 `[base + 2*P, base + 6*P)` overlaps `[base, base + 4*P)`.
+
+The same meaning carries over to CUDA (issue 24): a host registration
+(`cudaHostRegister(ptr, size, flags)`, `cuMemHostRegister`) over a range
+that overlaps a live registration, not yet ended by `cudaHostUnregister` /
+`cuMemHostUnregister`, and a virtual-memory map (`cuMemMap(ptr, size, ...)`)
+over a live map not yet ended by `cuMemUnmap`. These are the `[[map]]`
+entries given by `address` and `size` (rules/README.md); only mappings of
+one kind are compared, and two that start at the same address overlap
+whatever their sizes.
 """,
     why_bad="""
 Each mapping pins the pages and sets up the device's page tables for them.
@@ -49,6 +58,23 @@ def map_halves(hctx):
     lo = map_range(hctx, base, 4 * PAGE)
     hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)  # E: OWN301 (overlaps lo)
     return buf, lo, hi
+""",
+        """
+import ctypes
+import mmap
+
+from cuda.bindings import runtime
+
+PAGE = mmap.PAGESIZE
+
+
+def register_halves():
+    buf = mmap.mmap(-1, 4 * PAGE)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    (first,) = runtime.cudaHostRegister(base, 2 * PAGE, 0)
+    (second,) = runtime.cudaHostRegister(base + PAGE, 2 * PAGE, 0)  # E: OWN301 (overlaps the first)
+    (done,) = runtime.cudaHostUnregister(base)
+    return buf, first, second, done
 """,
     ),
     valid=(
@@ -105,6 +131,24 @@ def remap(hctx):
     hi = map_range(hctx, base + 2 * PAGE, 4 * PAGE)
     return buf, hi
 """,
+        """
+import ctypes
+import mmap
+
+from cuda.bindings import runtime
+
+PAGE = mmap.PAGESIZE
+
+
+def register_again():
+    buf = mmap.mmap(-1, 4 * PAGE)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    (first,) = runtime.cudaHostRegister(base, 2 * PAGE, 0)
+    (ended,) = runtime.cudaHostUnregister(base)  # end the first registration before registering again
+    (second,) = runtime.cudaHostRegister(base + PAGE, 2 * PAGE, 0)
+    (done,) = runtime.cudaHostUnregister(base + PAGE)
+    return buf, first, ended, second, done
+""",
     ),
     known_limits="""
 Ranges are compared only when both derive from the same base buffer;
@@ -124,6 +168,8 @@ to the previous iteration's, nor is a mapping made two iterations earlier:
 
 Nor are mappings made by two methods of one object (`s.map_header(); s.map_body()`),
 nor sizes that use a constant imported from another module of the project.
+A CUDA registration or map made inside a helper is not compared with the
+caller's.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`),
@@ -141,7 +187,11 @@ def describe(v: Violation) -> tuple[str, str, str]:
     return (
         f"{mapping}{new_text} overlaps {other_text}{via_suffix(v)}",
         "overlaps a live mapping",
-        "release the earlier mapping with `zeMemFree` before mapping these pages again, or map disjoint page ranges",
+        (
+            "end the earlier mapping (its unregister or unmap call) before mapping these pages again, or map disjoint ranges"
+            if v.fact("reference")  # a model that names its API (CUDA): not Level Zero's zeMemFree
+            else "release the earlier mapping with `zeMemFree` before mapping these pages again, or map disjoint page ranges"
+        ),
     )
 
 

@@ -60,10 +60,30 @@ def start(hq, ctx, dev):
     watcher.start()
     return q, watcher
 """,
+        """
+import threading
+
+import torch
+from cuda.bindings import runtime
+
+
+def fill(p, n):
+    runtime.cudaMemset(p, 2, n)
+
+
+def start(n):
+    t = torch.zeros(n, dtype=torch.uint8, device="cuda")
+    worker = threading.Thread(target=fill, args=(t.data_ptr(), n))  # CUDA pointers may cross threads
+    worker.start()
+    worker.join()
+    return t
+""",
     ),
     known_limits="""
 Handles the application owns (adopted with `keep`, or never given to
-`make_*`) are its own business and are not reported. An executor is
+`make_*`) are its own business and are not reported, and so are handles of
+an API whose handles are thread-safe (a `[[borrow]]` with `thread-safe =
+true`: the CUDA pointer of a PyTorch tensor, `t.data_ptr()`, rules/torch.toml). An executor is
 recognised only when ownlint sees it made; what the target does with the
 handle is not examined.
 """,

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 Facts = tuple[tuple[str, str], ...]
 
+# the tag of a handle borrowed through a `thread-safe` [[borrow]]: it may cross threads
+THREAD_SAFE = "thread-safe"
+
 
 class Findings(Protocol):
     """Where a checker reports (the analysis of one path, at one event)."""

@@ -22,6 +22,8 @@ class Create:
     released_by: tuple[str, ...]
     model: str
     result: int | None = None  # the element of a returned tuple that is the handle
+    key: int | None = None  # the argument whose value names the handle (a keyed release names it)
+    counted: bool = False  # n creations with one key allow n keyed releases
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,7 @@ class Release:
     function: str
     handle: int
     model: str
+    key: int | None = None  # releases the handle created with the key at this argument (`handle` unused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,7 @@ class Adopt:
     property_keywords: tuple[str, ...] = ()
     forbidden_properties: tuple[str, ...] = ()
     native_memory_only: bool = False
+    fixed: str = ""  # `ownership = "keep"` / "transfer": whatever the call says ("": from [ownership])
 
 
 @dataclass(slots=True)
@@ -115,6 +119,7 @@ class Borrow:
     unsupported: tuple[str, ...]  # owner kinds it must not be called on
     guard_modules: tuple[str, ...]
     model: str
+    thread_safe: bool = False  # the borrowed handle may be used from any thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +202,28 @@ class MemoryModel:
 
 
 @dataclass(frozen=True, slots=True)
+class AddressMap:
+    """A call that maps the range given by its arguments (`[[map]] address`,
+    `size`) until a call of `released_by` names its start (`[[unmap]]`)."""
+
+    function: str
+    address: int
+    size: int | None
+    kind: str  # "host registration": mappings of one kind may not overlap
+    released_by: tuple[str, ...]
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Unmap:
+    """A call that ends the live mapping starting at its argument `address`."""
+
+    function: str
+    address: int
+    model: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class CallModel:
     """Everything the models say about one callee."""
 
@@ -207,6 +234,8 @@ class CallModel:
     owner_kind: str | None = None  # a constructor whose result is an owner (dpctl objects)
     record: bool = False  # a backend-input constructor: its keywords make a record
     maps: MapCall | None = None
+    address_map: AddressMap | None = None
+    unmap: Unmap | None = None
     # the call returns a status (`success` says which values mean success):
     # the whole result, or element `status_index` of the tuple it returns
     status: bool = False
@@ -241,6 +270,10 @@ class ModelSet:
     success: set[str] = field(default_factory=set)
     # `x.m()` releases `x` when one of these creators made it: method name -> creators
     release_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # where a model's API is specified (`[model] reference`), by model name
+    references: dict[str, str] = field(default_factory=dict)
+    # the kinds of address mappings (`[[map]] address`) each call ends, by its last name
+    ended_by: dict[str, set[str]] = field(default_factory=dict)
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""
@@ -248,6 +281,15 @@ class ModelSet:
         if hit is not None:
             return hit
         return self.by_last_name.get(qualified.rpartition(".")[2])
+
+    def reference_of(self, qualified: str) -> str | None:
+        """Where the API of the callee `qualified` is specified, if its model says so."""
+        cm = self.call(qualified)
+        if cm is None:
+            return None
+        named = [c.model for c in cm.creates]
+        named += [m.model for m in (cm.release, cm.adopt, cm.borrow, cm.address_map, cm.unmap) if m is not None]
+        return next((self.references[n] for n in named if n in self.references), None)
 
     def is_inspection(self, qualified: str) -> bool:
         if qualified in self.inspect or qualified.startswith(self.inspect_prefixes):

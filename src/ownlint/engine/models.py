@@ -39,6 +39,7 @@ from ownlint.engine.model_types import (
     Submit,
     ThreadModel,
 )
+from ownlint.engine.models_maps import load_maps
 
 
 class ModelError(ValueError):
@@ -123,6 +124,8 @@ def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> Non
         owner_kind=update.owner_kind or old.owner_kind,
         record=update.record or old.record,
         maps=update.maps or old.maps,
+        address_map=update.address_map or old.address_map,
+        unmap=update.unmap or old.unmap,
         status=update.status or old.status,
         status_index=update.status_index if update.status else old.status_index,
     )
@@ -141,6 +144,9 @@ def _load_file(path: Path, models: ModelSet) -> None:
     meta = _Reader(path, "[model]", top.get("model", dict, required=True))
     name = meta.get("name", str, required=True)
     meta.get("description", str, "")
+    reference = meta.get("reference", str)
+    if reference is not None:
+        models.references[name] = reference
     matching = meta.get("match", str, "last-name")
     if matching not in ("last-name", "qualified"):
         meta.fail("match", "must be 'last-name' or 'qualified'")
@@ -164,9 +170,10 @@ def _load_file(path: Path, models: ModelSet) -> None:
             r.fail("result", "a returned handle needs `status` in [model] (without a status, `result = 0`)")
         kind = r.get("kind", str, "handle")
         released = tuple(r.get("released-by", list, []))
+        key, counted = r.get("key", int), r.get("counted", bool, False)
         r.done()
         for fn in fns:
-            create = Create(fn, out, kind, released, name, result)
+            create = Create(fn, out, kind, released, name, result, key, counted)
             _merge(models, matching, fn, CallModel(creates=(create,), status=status, status_index=status_index))
     for i, raw in enumerate(top.get("release", "tables", [])):
         r = _Reader(path, f"[[release]][{i}]", raw)
@@ -178,10 +185,12 @@ def _load_file(path: Path, models: ModelSet) -> None:
                 models.release_methods[m] = models.release_methods.get(m, ()) + of
             continue
         fns = r.get("functions", list, required=True)
-        handle = r.get("handle", int, required=True)
+        key = r.get("key", int)
+        handle = r.get("handle", int, required=key is None)
         r.done()
         for fn in fns:
-            call = CallModel(release=Release(fn, handle, name), status=status, status_index=status_index)
+            release = Release(fn, -1 if handle is None else handle, name, key)
+            call = CallModel(release=release, status=status, status_index=status_index)
             _merge(models, matching, fn, call)
     own_raw = top.get("ownership", dict)
     ownership = Ownership()
@@ -209,10 +218,13 @@ def _load_file(path: Path, models: ModelSet) -> None:
             property_keywords=tuple(r.get("property-keywords", list, [])),
             forbidden_properties=tuple(r.get("forbidden-properties", list, [])),
             native_memory_only=r.get("native-memory-only", bool, False),
+            fixed=r.get("ownership", str, ""),
         )
+        if checks["fixed"] not in ("", "keep", "transfer"):
+            r.fail("ownership", "must be 'keep' or 'transfer'")
         r.done()
-        if own_raw is None:
-            r.fail("", "an [[adopt]] needs an [ownership] table in the same file")
+        if own_raw is None and not checks["fixed"]:
+            r.fail("", "an [[adopt]] needs an [ownership] table in the same file, or a fixed `ownership`")
         for fn in fns:
             _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name, **checks)))
     for i, raw in enumerate(top.get("borrow", "tables", [])):
@@ -223,9 +235,10 @@ def _load_file(path: Path, models: ModelSet) -> None:
         if method not in ("none", "tracked", "any"):
             r.fail("method", "must be 'none', 'tracked' or 'any'")
         unsupported = tuple(r.get("unsupported-owner-kinds", list, []))
+        thread_safe = r.get("thread-safe", bool, False)
         r.done()
         for fn in fns:
-            b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name)
+            b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name, thread_safe)
             _merge(models, "last-name", fn, CallModel(borrow=b))
     for i, raw in enumerate(top.get("borrow-attribute", "tables", [])):
         r = _Reader(path, f"[[borrow-attribute]][{i}]", raw)
@@ -293,24 +306,8 @@ def _load_file(path: Path, models: ModelSet) -> None:
             if "=" not in item:
                 r.fail("read-only-keywords", f"'{item}' is not of the form keyword=VALUE")
         r.done()
-    for i, raw in enumerate(top.get("map", "tables", [])):
-        r = _Reader(path, f"[[map]][{i}]", raw)
-        fns = r.get("functions", list, required=True)
-        m = dict(
-            descriptor=r.get("descriptor", int, required=True),
-            extension=r.get("extension", str, required=True),
-            extension_stype=tuple(r.get("extension-stype", list, [])),
-            type_field=r.get("type-field", str, ""),
-            address_field=r.get("address-field", str, required=True),
-            size_field=r.get("size-field", str, required=True),
-            flags_field=r.get("flags-field", str, "flags"),
-            read_only_flag=r.get("read-only-flag", str, ""),
-            read_only_bit=r.get("read-only-bit", int, 0),
-        )
-        r.done()
-        for fn in fns:
-            call = CallModel(maps=MapCall(fn, **m), status=status, status_index=status_index)
-            _merge(models, "last-name", fn, call)
+    merge = lambda fn, call: _merge(models, "last-name", fn, call)  # noqa: E731
+    load_maps(models, top, lambda where, raw: _Reader(path, where, raw), merge, status, status_index, name)
     for section, target in (
         ("capsules", models.capsules),
         ("threads", models.threads),

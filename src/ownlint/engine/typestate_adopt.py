@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
-from ownlint.engine.events import BorrowFrom, Transfer
+from ownlint.engine.events import THREAD_SAFE, BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import EvalBase
@@ -41,6 +41,8 @@ class AdoptEval(EvalBase):
     # -- SYCL interop --------------------------------------------------------------
     def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
         """ "keep", "transfer", or "unknown" (the ownership spellings the models list)."""
+        if adopt.fixed:
+            return adopt.fixed
         own = adopt.ownership
         value: Val = None
         given = False
@@ -154,7 +156,11 @@ class AdoptEval(EvalBase):
         result = self.fa.site_object(node, "adopted")
         self.forget(result)
         self.st.heap[result] = HState(
-            BORROWED, False, (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),), owner=owner
+            BORROWED,
+            False,
+            (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),),
+            owner=owner,
+            tag=THREAD_SAFE if b.thread_safe else "",
         )
         if hs.kind == OWNER and not hs.escaped and not self.refs(owner):
             self.st.heap[owner] = hs.with_step(

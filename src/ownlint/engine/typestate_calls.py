@@ -10,6 +10,7 @@ import libcst as cst
 
 from ownlint.engine import status
 from ownlint.engine.events import Release, Use
+from ownlint.engine.model_types import AddressMap, Unmap
 from ownlint.engine.models import Adopt, Borrow, Create, MapCall
 from ownlint.engine.models import Release as Release_
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
@@ -44,7 +45,13 @@ class CallEval(EvalBase):
             args: list[tuple[cst.Arg, Val]],
             fields_at: str | None = None,
         ) -> Val: ...
+        def address_map(self, node: cst.Call, spec: AddressMap, positional: list[Val]) -> None: ...
+        def address_map_objects(self, node: cst.Call, spec: AddressMap | Unmap, positional: list[Val]) -> list[Obj]: ...
+        def unmap(self, node: cst.Call, spec: Unmap, positional: list[tuple[cst.Arg, Val]]) -> None: ...
         def bind(self, key: str, value: Val) -> None: ...
+        def key_handle(self, obj: Obj, key: Val, counted: bool) -> None: ...
+        def keyed(self, key: Val) -> list[tuple[Obj, HState]]: ...
+        def release_keyed(self, node: cst.Call, arg: cst.Arg, key: Val) -> None: ...
         def async_call(
             self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
         ) -> tuple[bool, Val]: ...
@@ -156,25 +163,47 @@ class CallEval(EvalBase):
         returned: dict[int, Val] = {}  # handles it returns, by element
         if model is not None and model.status:
             before = self.before_status(node, model.creates, model.release, positional_args)
+            ranged = model.address_map or model.unmap
+            if ranged is not None:
+                for o in self.address_map_objects(node, ranged, [v for _, v in positional_args]):
+                    before[o] = self.st.heap.get(o)
+            k = (
+                _index(model.release.key, len(positional_args))
+                if model.release and model.release.key is not None
+                else None
+            )
+            if k is not None:
+                before.update((o, hs) for o, hs in self.keyed(positional_args[k][1]))
         if model is not None:
             if model.record:
                 return Dict(tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
             self.check_chain(node, args)
             if model.maps is not None:
                 mapping = self.mapping_of(model.maps, args)
+            if model.address_map is not None:
+                self.address_map(node, model.address_map, [v for _, v in positional_args])
+            if model.unmap is not None:
+                self.unmap(node, model.unmap, positional_args)
             if model.adopt is not None:
                 adopted = self.adopt(model.adopt, qualified, node, positional_args, args)
                 if adopted is not None:
                     consumed.add(model.adopt.handle)
                     result = adopted
-            if model.release is not None:
+            if model.release is not None and model.release.key is not None:
+                i = _index(model.release.key, len(positional_args))
+                if i is not None:
+                    self.release_keyed(node, *positional_args[i])
+            elif model.release is not None:
                 i = _index(model.release.handle, len(positional_args))
                 if i is not None:
                     consumed.add(i)
                     self.free(positional_args[i][1], node, positional_args[i][0].value)
             for create in model.creates:
                 if create.out is None:
-                    returned[create.result or 0] = self.create_result(node, create.kind, create.result or 0)
+                    handle = returned[create.result or 0] = self.create_result(node, create.kind, create.result or 0)
+                    k = _index(create.key, len(positional_args)) if create.key is not None else None
+                    if k is not None:
+                        self.key_handle(handle, positional_args[k][1], create.counted)
                     continue
                 i = _index(create.out, len(positional_args))
                 if i is not None:

@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ownlint.engine.address_maps import AddressMapEval
 from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Facts
 from ownlint.engine.interop import InteropEval
 from ownlint.engine.iteration import IterationEval
+from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memory import MemoryEval
 from ownlint.engine.objects import ObjectsEval
 from ownlint.engine.state import LIVE, HState, Step
@@ -39,7 +41,18 @@ _EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method,
 
 
 class _Eval(
-    NamesEval, ExprEval, CallEval, AdoptEval, ReplayEval, ObjectsEval, MemoryEval, InteropEval, AsyncEval, IterationEval
+    NamesEval,
+    ExprEval,
+    CallEval,
+    AdoptEval,
+    ReplayEval,
+    ObjectsEval,
+    MemoryEval,
+    InteropEval,
+    AsyncEval,
+    IterationEval,
+    AddressMapEval,
+    KeyedEval,
 ):
     """Evaluates expressions and statements on one path state, in place."""
 
@@ -67,8 +80,21 @@ class _Eval(
             self.st.heap[obj] = hs.mark_reported()
             story = hs.story + story
         if self.fa.violations is not None:
+            if self.models.references:
+                facts = self._with_reference(node, story, facts)
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
             self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=self.fa.at))
+
+    def _with_reference(self, node: cst.CSTNode, story: tuple[Step, ...], facts: Facts) -> Facts:
+        """`facts` and where the API of the call involved is specified: the finding's
+        call, else the latest call of the story in this file whose model names it."""
+        unit = self.fa.unit.index
+        for at in (node, *(s.node for s in reversed(story) if s.unit == unit)):
+            qualified = self.fa.names.qualify(at.func) if type(at) is cst.Call else None
+            reference = self.models.reference_of(qualified) if qualified is not None else None
+            if reference is not None:
+                return (*facts, ("reference", f"{reference}: `{qualified.rpartition('.')[2]}`"))  # type: ignore[union-attr]
+        return facts
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:

@@ -102,6 +102,8 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], fingerprint: str) -> 
         ]
     out["codeFlows"] = [_code_flow(diagnostic)]
     out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
+    if diagnostic.reference:  # where the API of the call involved is specified
+        out["properties"] = {"reference": diagnostic.reference}
     if diagnostic.fix is not None:
         out["fixes"] = [_fix(diagnostic.path, diagnostic.fix)]
     return out

@@ -115,7 +115,9 @@ def frame(diagnostic: Diagnostic, lines_of: dict[str, list[str]]) -> list[Text]:
         how = "--fix" if diagnostic.fix.applicability == "safe" else "--fix --unsafe-fixes"
         out.append(_note(pad, "help", f"{diagnostic.fix.message}: `ownlint check {how}` does it"))
     rule = rule_of(diagnostic.code)
-    if rule is not None and rule.references.strip():
+    if diagnostic.reference:
+        out.append(_note(pad, "note", f"see {diagnostic.reference}."))
+    elif rule is not None and rule.references.strip():
         out.append(_note(pad, "note", f"see {rule.references.strip()}"))
     out.append(_note(pad, "note", f"`ownlint explain {diagnostic.code}` shows the rule's documentation"))
     return out

@@ -1,0 +1,150 @@
+"""Mappings given by an address and a size (`[[map]] address`, `size`) and
+ended by a call naming their start address (`[[unmap]]`).
+
+A map call makes a mapping object at the call (typestate LIVE, its range in
+`HState.mapping`, tagged `map:<kind>`). A new mapping that overlaps a live one
+of the same kind is a `MappingMade` event with its `Overlap` (the memmap
+checker's OWN301). An unmap call ends the live mapping of the kinds it ends
+that starts at its address (a `Release` of the mapping object); where none is
+live and one was ended before on the path, the release is of that ended one
+(OWN201). The address itself is not released: the memory, or the reserved
+address range, is still there.
+
+Addresses are compared as a base and an offset: an address inside a buffer
+(`values.Addr`), or a tracked object (a reserved range, a parameter) at offset
+0. Two ranges of one base overlap when they start at the same offset, or
+when, for every size each may have, each starts before the other ends.
+
+Known limits: a mapping made inside a project helper is not compared with the
+caller's; the range mappings of memmap.toml (`zeMemAllocHost`) compare
+themselves with these too (they share `HState.mapping`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from ownlint.engine import linear
+from ownlint.engine.events import MappingMade, Overlap
+from ownlint.engine.memvalues import lin_options
+from ownlint.engine.model_types import AddressMap, Unmap
+from ownlint.engine.state import FREED, LIVE, HState, Step
+from ownlint.engine.typestate_base import EvalBase
+from ownlint.engine.values import Addr, Mapping, Obj, Val
+
+if TYPE_CHECKING:
+    from ownlint.engine.summaries import Summary
+
+
+def _start(address: Val) -> tuple[Obj, linear.Lin] | None:
+    """An address as a base object and an offset from it; None: unknown."""
+    if type(address) is Addr and isinstance(address.buffer, Obj) and address.offset is not None:
+        return address.buffer, address.offset
+    if isinstance(address, Obj):
+        return address, linear.const(0)
+    return None
+
+
+def _same(a: linear.Lin, b: linear.Lin) -> bool:
+    return linear.sign(linear.add(a, b, -1)) == 0
+
+
+class AddressMapEval(EvalBase):
+    """The address-mapping half of `_Eval` (mixed in; `self` is the evaluator)."""
+
+    if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
+
+        def forget(self, obj: Obj) -> None: ...
+        def free(
+            self,
+            value: Val,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            via: Summary | None = None,
+            inner: Step | None = None,
+        ) -> None: ...
+
+    def address_map_objects(self, node: cst.Call, spec: AddressMap | Unmap, positional: list[Val]) -> list[Obj]:
+        """What the call may change: the mapping it makes, or the one it ends."""
+        if isinstance(spec, AddressMap):
+            return [self.fa.site_object(node, "mapped")]
+        target = self.mapping_at(spec, positional)
+        return [target] if target is not None else []
+
+    def address_map(self, node: cst.Call, spec: AddressMap, positional: list[Val]) -> None:
+        """A new mapping of `[address, address + size)`."""
+        address = positional[spec.address] if 0 <= spec.address < len(positional) else None
+        size = positional[spec.size] if spec.size is not None and 0 <= spec.size < len(positional) else None
+        tag = f"map:{spec.kind}"
+        overlap = self.overlapping(tag, address, size)
+        obj = self.fa.site_object(node, "mapped")
+        self.forget(obj)
+        step = self.fa.step_of(node, f"{spec.kind} made here")
+        self.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, mapping=Mapping(address, size, None, True, True))
+        if overlap is not None:
+            event = MappingMade(node, None, None, (), None, None, None, None, overlap)
+            for handler in self.on["mapping_made"]:
+                handler(event, self)
+
+    def overlapping(self, tag: str, address: Val, size: Val) -> Overlap | None:
+        """A live mapping of this kind that `[address, address + size)` overlaps."""
+        start = _start(address)
+        if start is None:
+            return None
+        base, offset = start
+        sizes = lin_options(size) if size is not None else None
+        for hs in list(self.st.heap.values()):
+            m = hs.mapping
+            if m is None or hs.kind == FREED or hs.tag != tag:
+                continue
+            other = _start(m.address)
+            if other is None or other[0] is not base:
+                continue
+            other_sizes = lin_options(m.size) if m.size is not None else None
+            if _same(offset, other[1]):
+                return Overlap(self.shown(offset, sizes), self.shown(other[1], other_sizes), hs.story[:1])
+            if sizes is None or other_sizes is None:
+                continue
+            if all(
+                linear.sign(linear.add(linear.add(other[1], t), offset, -1)) == 1
+                and linear.sign(linear.add(linear.add(offset, s), other[1], -1)) == 1
+                for s in sizes
+                for t in other_sizes
+            ):
+                return Overlap(self.shown(offset, sizes), self.shown(other[1], other_sizes), hs.story[:1])
+        return None
+
+    @staticmethod
+    def shown(offset: linear.Lin, sizes: list[linear.Lin] | None) -> str:
+        if sizes is None:
+            return f"[base + {linear.show(offset)}, ...)"
+        ends = " or ".join(linear.show(linear.add(offset, s)) for s in sizes)
+        return f"[base + {linear.show(offset)}, base + {ends})"
+
+    def mapping_at(self, spec: Unmap, positional: list[Val]) -> Obj | None:
+        """The mapping an unmap call ends: the live one of its kinds that starts at
+        its address, else one that was ended already on this path (None: none)."""
+        kinds = self.models.ended_by.get(spec.function.rpartition(".")[2], set())
+        start = _start(positional[spec.address]) if 0 <= spec.address < len(positional) else None
+        if start is None or not kinds:
+            return None
+        ended: Obj | None = None
+        for obj, hs in list(self.st.heap.items()):
+            m = hs.mapping
+            if m is None or not hs.tag.startswith("map:") or hs.tag[4:] not in kinds:
+                continue
+            other = _start(m.address)
+            if other is None or other[0] is not start[0] or not _same(other[1], start[1]):
+                continue
+            if hs.kind != FREED:
+                return obj
+            ended = obj
+        return ended
+
+    def unmap(self, node: cst.Call, spec: Unmap, positional: list[tuple[cst.Arg, Val]]) -> None:
+        """End the mapping that starts at the call's address."""
+        target = self.mapping_at(spec, [v for _, v in positional])
+        if target is not None:
+            self.free(target, node, positional[spec.address][0].value)

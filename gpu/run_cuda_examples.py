@@ -11,6 +11,15 @@ recorded, not fatal to the run.
     python3 gpu/run_cuda_examples.py one FILE FUNCTION  # one example (what `run` starts)
     python3 gpu/run_cuda_examples.py report RESULTS.json [--doc PATH]
                                                         # here: add ownlint's findings, write the table
+    python3 gpu/run_cuda_examples.py docs-run --out DIR # on the GPU machine: the rules' CUDA examples
+    python3 gpu/run_cuda_examples.py docs-report RESULTS.json [--doc PATH]
+
+The rules' documentation has CUDA examples of its own (the `invalid` and
+`valid` programs of `src/ownlint/checks/ownNNN_*.py` that import a CUDA
+library). `docs-run` reads them from the rule modules' source (with `ast`:
+ownlint itself need not be installed on the GPU machine), runs each in its
+own process after a prelude that makes a CUDA context current, and calls its
+function as `DOC_CALLS` says; `docs-report` writes their table.
 
 `report` needs ownlint (it imports `ownlint.api`); `run` and `one` need only
 the GPU libraries.
@@ -91,7 +100,123 @@ def sticky_status() -> Any:
         return f"{type(exc).__name__}: {exc}"
 
 
+# How to call each CUDA example of the rules' documentation: (code, "invalid"
+# or "valid", its function) -> the call, evaluated in the example's module
+# after PRELUDE (the arguments a caller would pass).
+DOC_CALLS: dict[tuple[str, str, str], str] = {
+    ("OWN201", "invalid", "finish"): "finish(_stream())",
+    ("OWN201", "valid", "release"): "release(_device_memory())",
+    ("OWN203", "invalid", "transform"): "transform()",
+    ("OWN204", "invalid", "view"): "view(1 << 20)",
+    ("OWN204", "valid", "checksum"): "checksum(1 << 20)",
+    ("OWN301", "invalid", "register_halves"): "register_halves()",
+    ("OWN301", "valid", "register_again"): "register_again()",
+    ("OWN403", "valid", "start"): "start(1 << 20)",
+    ("OWN501", "invalid", "mirror"): "mirror(torch.arange(16, device='cuda'))",
+    ("OWN501", "valid", "mirror"): "mirror(torch.arange(16, device='cuda'))",
+}
+PRELUDE = """
+from cuda.bindings import driver as _driver, runtime as _runtime
+(_err,) = _driver.cuInit(0)
+_err, _dev = _driver.cuDeviceGet(0)
+_err, _ctx = _driver.cuDevicePrimaryCtxRetain(_dev)
+(_err,) = _driver.cuCtxSetCurrent(_ctx)
+def _stream():
+    return _driver.cuStreamCreate(0)[1]
+def _device_memory():
+    return _runtime.cudaMalloc(1 << 20)[1]
+"""
+CUDA_WORDS = ("cuda.bindings", "cupy", "torch", "pycuda")
+
+
+def doc_examples() -> list[tuple[str, str, int, str, str, list[str]]]:
+    """(code, kind, index, function, source, expected codes) of every CUDA example
+    in the rules' documentation, read from the rule modules' source."""
+    found = []
+    for path in sorted((REPO / "src/ownlint/checks").glob("own[0-9]*.py")):
+        code = "OWN" + path.name[3:6]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Rule"):
+                continue
+            for keyword in node.keywords:
+                if keyword.arg not in ("invalid", "valid") or not isinstance(keyword.value, ast.Tuple):
+                    continue
+                for index, element in enumerate(keyword.value.elts):
+                    text = element.value if isinstance(element, ast.Constant) else None
+                    if not isinstance(text, str) or not any(word in text for word in CUDA_WORDS):
+                        continue
+                    if "dpctl" in text:
+                        continue  # Intel's stack (an example that also imports torch)
+                    functions = [n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]
+                    called = [f for f in functions if (code, keyword.arg, f) in DOC_CALLS]
+                    expected = [c.strip() for m in EXPECT.finditer(text) for c in m["codes"].split(",")]
+                    found.append((code, keyword.arg, index, called[0] if called else "", text, expected))
+    return found
+
+
+def run_doc_one(code: str, kind: str, index: int) -> None:
+    faulthandler.enable()
+    example = next(e for e in doc_examples() if e[:3] == (code, kind, index))
+    call = DOC_CALLS.get((code, kind, example[3]))
+    namespace: dict[str, Any] = {"__name__": f"doc_{code}_{kind}_{index}"}
+    try:
+        exec(compile(PRELUDE, "<prelude>", "exec"), namespace)
+        exec(compile(example[4], f"<{code} {kind} example {index}>", "exec"), namespace)
+        if call is None:
+            raise LookupError(f"no call in DOC_CALLS for {code} {kind} {example[3] or '?'}")
+        value = eval(call, namespace)
+        record: dict[str, Any] = {"outcome": "returned", "value": plain(value)}
+    except Exception as exc:
+        record = {"outcome": "raised", "error": f"{type(exc).__name__}: {exc}"}
+    record["after"] = sticky_status()
+    print(MARK + json.dumps(record), flush=True)
+
+
+def run_docs(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for code, kind, index, function, _, expected in doc_examples():
+        entry = launch((f"doc:{code}:{kind}:{index}", function, expected))
+        results.append(entry)
+        print(
+            f"{code} {kind} {index} {function}: {entry.get('outcome')} {json.dumps(entry.get('value', entry.get('error')))}"
+        )
+    doc = {"environment": environment(), "results": results}
+    (out / "cuda-doc-examples.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
+def docs_report(results_path: Path, doc_path: Path | None) -> None:
+    from ownlint import api
+    from ownlint.config import default_config
+
+    data = json.loads(results_path.read_text(encoding="utf-8"))
+    examples = {f"doc:{e[0]}:{e[1]}:{e[2]}": e for e in doc_examples()}
+    lines = [
+        "| rule example | expected | ownlint today | what the GPU run did |",
+        "|---|---|---|---|",
+    ]
+    for entry in data["results"]:
+        example = examples.get(entry["file"])
+        found = "(example gone)"
+        if example is not None:
+            result = api.check_source(example[4].lstrip("\n"), Path("example.py"), default_config(REPO))
+            found = ", ".join(sorted(d.code for d in result.findings)) or "none"
+        expected = ", ".join(entry["expected"]) or "none"
+        mark = "" if found == expected else " (differs)"
+        _, code, kind, index = entry["file"].split(":")
+        lines.append(f"| {code} {kind} #{index} `{entry['function']}` | {expected} | {found}{mark} | {cell(entry)} |")
+    text = "\n".join(lines) + "\n"
+    if doc_path is None:
+        print(text)
+    else:
+        doc_path.write_text(text, encoding="utf-8")
+
+
 def run_one(file: str, function: str) -> None:
+    if file.startswith("doc:"):
+        _, code, kind, index = file.split(":")
+        run_doc_one(code, kind, int(index))
+        return
     faulthandler.enable()  # a crash prints the Python line it happened on (stderr_tail)
     record: dict[str, Any] = {}
     try:
@@ -262,11 +387,20 @@ def main(argv: list[str] | None = None) -> int:
     p_rep = sub.add_parser("report")
     p_rep.add_argument("results", type=Path)
     p_rep.add_argument("--doc", type=Path, default=None)
+    p_docs = sub.add_parser("docs-run")
+    p_docs.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "gpu-results")))
+    p_docs_rep = sub.add_parser("docs-report")
+    p_docs_rep.add_argument("results", type=Path)
+    p_docs_rep.add_argument("--doc", type=Path, default=None)
     args = parser.parse_args(argv)
     if args.command == "run":
         run_all(args.out, args.workers)
     elif args.command == "one":
         run_one(args.file, args.function)
+    elif args.command == "docs-run":
+        run_docs(args.out)
+    elif args.command == "docs-report":
+        docs_report(args.results, args.doc)
     else:
         report(args.results, args.doc)
     return 0

@@ -44,9 +44,10 @@ from cuda.bindings import driver
 def finish(stream):
     err, dptr = driver.cuMemAlloc(1 << 20)
     driver.cuMemsetD8Async(dptr, 0, 1 << 20, stream)
-    driver.cuMemFree(dptr)
+    (first,) = driver.cuMemFree(dptr)
     (err,) = driver.cuStreamSynchronize(stream)
-    driver.cuMemFree(dptr)  # E: OWN201
+    (second,) = driver.cuMemFree(dptr)  # E: OWN201
+    return first, second
 """,
     ),
     valid=(

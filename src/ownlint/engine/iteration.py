@@ -272,7 +272,11 @@ class IterationEval(EvalBase):
             var = self.fa.site_object(loop.target, "unknown")
             self._drop(var.symbol)
             self.forget(var)
-        if type(loop.target) is cst.Name and self._frees_each(loop.body, loop.target.value):
+        if (
+            type(loop.target) is cst.Name
+            and any(hs.mapping is not None and hs.kind != FREED for hs in self.st.heap.values())
+            and self._frees_each(loop.body, loop.target.value)
+        ):
             self._freed_by_loop(loop.iter)
         for name, delta in accumulators(loop):
             start = as_lin(self.st.env.get(name))

@@ -76,7 +76,11 @@ def stage(hctx, hcl, dst, npages):
 A buffer passed to a call that may retain it is no longer known to die. A
 mapping that is never released, or whose buffer dies at the end of a function
 that neither frees nor returns it, is a leak, which this catalogue does not
-report yet.
+report yet. A `for` loop that frees its variable in every iteration frees
+each element of what it iterates: the mappings of a list or tuple literal are
+known; for a list built by `append`, which mappings it holds is not followed,
+so every live mapping is forgotten there, and a buffer closed with a mapping
+still live after such a loop is missed.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`):

@@ -29,7 +29,7 @@ from ownlint.engine import linear
 from ownlint.engine.loopsyntax import accumulators
 from ownlint.engine.memvalues import as_lin, lin_value
 from ownlint.engine.state import FREED, HState
-from ownlint.engine.typestate_base import EvalBase
+from ownlint.engine.typestate_base import EvalBase, _index
 from ownlint.engine.values import (
     Addr,
     AIface,
@@ -272,6 +272,12 @@ class IterationEval(EvalBase):
             var = self.fa.site_object(loop.target, "unknown")
             self._drop(var.symbol)
             self.forget(var)
+        if (
+            type(loop.target) is cst.Name
+            and any(hs.mapping is not None and hs.kind != FREED for hs in self.st.heap.values())
+            and self._frees_each(loop.body, loop.target.value)
+        ):
+            self._freed_by_loop(loop.iter)
         for name, delta in accumulators(loop):
             start = as_lin(self.st.env.get(name))
             d = as_lin(self.expr(delta)) if self._fixed(delta) else None
@@ -281,6 +287,51 @@ class IterationEval(EvalBase):
                 if value is not None:
                     self.st.env[name] = value
                     self.st.touched()
+
+    def _frees_each(self, body: cst.BaseSuite, var: str) -> bool:
+        """Whether every iteration frees the loop variable `var`: a top-level
+        call of a release model on `var`, in a body of simple statements that
+        cannot skip it (no break, continue, return or raise)."""
+        if type(body) is not cst.IndentedBlock:
+            return False
+        found = False
+        for stmt in body.body:
+            if type(stmt) is not cst.SimpleStatementLine:
+                return False
+            for small in stmt.body:
+                if type(small) in (cst.Break, cst.Continue, cst.Return, cst.Raise):
+                    return False
+                call = small.value if type(small) is cst.Expr else None
+                if type(call) is not cst.Call:
+                    continue
+                model = self.models.call(self.fa.names.qualify(call.func) or "?")
+                release = model.release if model is not None else None
+                if release is None or release.key is not None:
+                    continue
+                positional = [a.value for a in call.args if a.keyword is None and not a.star]
+                i = _index(release.handle, len(positional))
+                arg = positional[i] if i is not None else None
+                found = found or (type(arg) is cst.Name and arg.value == var)
+        return found
+
+    def _freed_by_loop(self, iterable: cst.BaseExpression) -> None:
+        """The loop frees each element of `iterable` (RULES "Loops"): the live
+        mappings it holds stop being live handles of this function. Those of
+        a list or tuple literal are known; what a list built by `append`
+        holds is not followed, so every live mapping is forgotten (this only
+        loses findings, never makes one)."""
+        st = self.st
+        if type(iterable) in (cst.List, cst.Tuple) and type(st.last) is Seq:
+            held: set[Obj] = set()
+            for item in st.last.items:
+                refs(item, held)
+        else:
+            held = set(st.heap)
+        gone = [o for o in held if (hs := st.heap.get(o)) is not None and hs.mapping is not None and hs.kind != FREED]
+        for o in gone:
+            del st.heap[o]
+        if gone:
+            st.touched()
 
     def _mentioned(self, symbol: str) -> bool:
         st = self.st

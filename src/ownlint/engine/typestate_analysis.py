@@ -276,6 +276,9 @@ class FunctionAnalysis:
         ):
             key = f"{test.left.value} is None"
             truth = want if type(test.comparisons[0].operator) is cst.Is else not want
+            known_none = _is_none(st, st.env.get(test.left.value))
+            if known_none is not None:
+                return st if known_none == truth else None
         if key is None:
             return st
         known = st.conds.get(key)
@@ -367,3 +370,16 @@ class FunctionAnalysis:
 
 
 _NO_CHOICES: dict[cst.CSTNode, int] = {}  # never written: a fork copies the choices it extends
+
+
+def _is_none(st: PathState, val: Val) -> bool | None:
+    """Whether `val` is None where that is known: the constant None, or a
+    mapping's handle (the pointer object a mapping call writes is never
+    None); None where it is not known."""
+    if type(val) is Const:
+        return val.value is None
+    if isinstance(val, Obj):
+        hs = st.heap.get(val)
+        if hs is not None and hs.mapping is not None:
+            return False
+    return None

@@ -326,7 +326,13 @@ class ReplayEval(EvalBase):
                 )
                 mapping = self.check_mapping(node, mapping, summary)
             self.st.heap[obj] = HState(
-                hs.kind, hs.reported, (*hs.story, step), tag=hs.tag, owner=owner, mapping=mapping
+                hs.kind,
+                hs.reported,
+                (*hs.story, step),
+                tag=hs.tag,
+                owner=owner,
+                mapping=mapping,
+                at_death="finalizer" if hs.at_death == "finalizer" else "",  # a `__del__` key is the callee's
             )
             return obj
         return None

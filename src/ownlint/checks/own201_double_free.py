@@ -99,7 +99,8 @@ Releases when an object dies count: a handle passed to a model release
 through `weakref.finalize(obj, release, ...)`, or held in an attribute that
 the class's `__del__` frees on every path (while the attribute still holds
 it), is released a second time by an explicit release; not yet through a
-helper's parameter, an inherited `__del__`, or a finalizer `detach()`ed. Branches on the same unchanged
+helper's parameter or an inherited `__del__`, nor in a file that mentions
+`detach` (a finalizer may be cancelled there). Branches on the same unchanged
 local are correlated; conditions on anything else are assumed to go either way.
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",

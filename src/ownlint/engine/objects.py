@@ -80,7 +80,14 @@ class ObjectsEval(EvalBase):
         for _, v in args:
             if v is not handle:
                 self.escape(v)
+        if self.may_detach():
+            return  # `f.detach()` cancels the finalizer: the explicit release may be the only one
         self.at_death(handle, node, "released when its finalizer runs (registered here)", "finalizer")
+
+    def may_detach(self) -> bool:
+        """Whether this file may cancel a finalizer (`detach`), by its text."""
+        source = self.fa.unit.source
+        return not source or "detach" in source
 
     def at_death(self, value: Val, node: cst.CSTNode, label: str, how: str) -> None:
         """The handles in `value` are released when an object dies: by a

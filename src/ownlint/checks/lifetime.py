@@ -24,7 +24,7 @@ class LifetimeChecker(Checker):
 
     def on_release(self, e: Release, out: Findings) -> None:
         kind = e.state.kind
-        if kind == FREED:
+        if kind == FREED or (e.state.at_death and kind not in (TRANSFERRED, BORROWED)):
             out.report("OWN201", e.node, e.spelled, via(e), inside(e, "freed again here"), obj=e.obj)
         elif kind in (TRANSFERRED, BORROWED):
             out.report("OWN202", e.node, e.spelled, via(e), inside(e, "freed here"), obj=e.obj)

@@ -93,10 +93,15 @@ one method (and the `self.method()` calls it makes), and on an object of a
 project class built in the function (`x = C(...)`, `with C(...) as x`):
 `C.__init__`, the methods called on `x`, `__enter__` and `__exit__` act on
 `x`'s attributes. Not yet: a parameter annotated with a class (`buf: C`) and a
-helper's effects on its parameter's attributes; releases when an object dies
-(`__del__`, `weakref.finalize`); inherited methods and classes whose name is
-not capitalised (nothing is known of such an object); an object passed to a
-call or stored somewhere is no longer followed. Branches on the same unchanged
+helper's effects on its parameter's attributes; inherited methods and
+classes whose name is not capitalised (nothing is known of such an object);
+an object passed to a call or stored somewhere is no longer followed.
+Releases when an object dies count: a handle passed to a model release
+through `weakref.finalize(obj, release, ...)`, or held in an attribute that
+the class's `__del__` frees on every path (while the attribute still holds
+it), is released a second time by an explicit release; not yet through a
+helper's parameter or an inherited `__del__`, nor in a file that mentions
+`detach` (a finalizer may be cancelled there). Branches on the same unchanged
 local are correlated; conditions on anything else are assumed to go either way.
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",

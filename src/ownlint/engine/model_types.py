@@ -259,6 +259,8 @@ class ModelSet:
     inspect_prefixes: tuple[str, ...] = ()
     inspect_receivers: set[str] = field(default_factory=set)
     store_methods: set[str] = field(default_factory=set)
+    # `f(obj, release, *args)` registers `release(*args)` to run when `obj` dies
+    finalizers: set[str] = field(default_factory=set)
     memory: MemoryModel = field(default_factory=MemoryModel)
     non_raising: set[str] = field(default_factory=set)  # last names of calls that never raise
     capsules: CapsuleModel = field(default_factory=CapsuleModel)

@@ -110,6 +110,7 @@ _VALUE_KEYS = {
     "inspect": "inspect",
     "inspect-receivers": "inspect_receivers",
     "store-methods": "store_methods",
+    "finalizers": "finalizers",
 }
 
 

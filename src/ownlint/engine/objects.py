@@ -5,8 +5,11 @@ with `self` bound to it, a method called on it replays `C.m`'s summary on its
 attributes (as `self.m()` does inside a method), and a `with` block replays
 `__enter__` and `__exit__`. Where anything else may reach the object (it is
 passed to a call, stored, or a method that is not found is called on it), its
-attributes are forgotten: nothing known, no finding. A mixin of the
-evaluator (`typestate_eval._Eval`)."""
+attributes are forgotten: nothing known, no finding. Releases at death:
+`__del__` that frees `self.<attr>` on every outcome, or a finalizer
+registered with a model release (`weakref.finalize(obj, zeMemFree, ctx, p)`),
+marks the handle `at_death`, so an explicit release of it is a second one.
+A mixin of the evaluator (`typestate_eval._Eval`)."""
 
 from __future__ import annotations
 
@@ -14,8 +17,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine.typestate_base import EvalBase
-from ownlint.engine.values import Instance, Val
+from ownlint.engine.state import FREED, LIVE, HState
+from ownlint.engine.typestate_base import EvalBase, _index
+from ownlint.engine.values import Instance, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -55,7 +59,53 @@ class ObjectsEval(EvalBase):
         for _, v in args:
             self.escape(v)
         self.apply(init, node, obj, args, obj.key)
+        dele = self.method(qualified, "__del__", node)
+        if dele is not None and dele.is_method and dele.outcomes:
+            freed = set.intersection(*({a for a, hs, _ in o.fields if hs.kind == FREED} for o in dele.outcomes))
+            for attr in sorted(freed):
+                key = f"{obj.key}.{attr}"
+                self.at_death(self.st.env.get(key), node, f"freed by `{dele.name}` when it dies", key)
         return obj
+
+    def finalizer(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
+        """`weakref.finalize(obj, release, *args)`: a model release of a handle
+        among `args` is registered to run when `obj` dies."""
+        positional = [(a, v) for a, v in args if a.keyword is None and not a.star]
+        handle: Val = None
+        if len(positional) >= 2 and not (type(fn := positional[1][0].value) is cst.Name and fn.value in self.st.env):
+            model = self.models.call(self.fa.names.qualify(fn) or "?")
+            if model is not None and model.release is not None and model.release.key is None:
+                i = _index(model.release.handle, len(positional) - 2)
+                handle = positional[2 + i][1] if i is not None else None
+        for _, v in args:
+            if v is not handle:
+                self.escape(v)
+        if self.may_detach():
+            return  # `f.detach()` cancels the finalizer: the explicit release may be the only one
+        self.at_death(handle, node, "released when its finalizer runs (registered here)", "finalizer")
+
+    def may_detach(self) -> bool:
+        """Whether this file may cancel a finalizer (`detach`), by its text."""
+        source = self.fa.unit.source
+        return not source or "detach" in source
+
+    def at_death(self, value: Val, node: cst.CSTNode, label: str, how: str) -> None:
+        """The handles in `value` are released when an object dies: by a
+        finalizer (`how` = "finalizer"), or by `__del__` through the attribute
+        `how` (the env key), so only while that attribute still holds them."""
+        step = self.fa.step_of(node, label)
+        for o in objects_in(value):
+            hs = self.st.heap.get(o, HState(LIVE))
+            if hs.kind != FREED and not hs.at_death:
+                self.st.heap[o] = hs.with_step(hs.kind, step, at_death=how)
+
+    def spared(self, key: str, value: Val) -> None:
+        """`key` no longer holds `value`: a `__del__` that frees `key` frees something else."""
+        heap = self.st.heap
+        for o in objects_in(value):
+            hs = heap.get(o)
+            if hs is not None and hs.at_death == key:
+                heap[o] = hs.but(at_death="")
 
     def call_method(self, node: cst.Call, obj: Instance, args: list[tuple[cst.Arg, Val]]) -> tuple[bool, Val]:
         """`x.m(...)` on an object of a project class: `C.m`'s summary replayed
@@ -67,6 +117,10 @@ class ObjectsEval(EvalBase):
             return False, None
         for _, v in args:
             self.escape(v)
+        for attr in {a for a, _ in summary.outcomes[0].rebinds} if summary.outcomes else ():
+            if all(any(a == attr for a, _ in o.rebinds) for o in summary.outcomes):
+                key = f"{obj.key}.{attr}"
+                self.spared(key, self.st.env.get(key))  # rebound by the method: `__del__` frees the new value
         return True, self.apply(summary, node, obj, args, obj.key)
 
     def enter(self, obj: Instance, node: cst.CSTNode | None) -> Val:
@@ -93,4 +147,4 @@ class ObjectsEval(EvalBase):
         prefix = obj.key + "."
         env = self.st.env
         for key in [k for k in env if k.startswith(prefix)]:
-            del env[key]
+            self.spared(key, env.pop(key))

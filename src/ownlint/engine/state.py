@@ -86,6 +86,10 @@ class HState:
     inflight: frozenset[Obj] = frozenset()
     # an event object of a submission: the events it waited for (waiting it waits them)
     after: frozenset[Obj] = frozenset()
+    # a release registered to run when an object dies: "finalizer", or the
+    # attribute (env key) a `__del__` frees; an explicit release of the handle
+    # is then a second one (objects.py)
+    at_death: str = ""
 
     # dataclasses.replace costs about ten times a plain construction; these
     # run on every event of every path, so they construct directly
@@ -103,6 +107,7 @@ class HState:
             "prov": self.prov,
             "inflight": self.inflight,
             "after": self.after,
+            "at_death": self.at_death,
         }
         fields.update(changes)
         return HState(**fields)  # type: ignore[arg-type]
@@ -127,6 +132,7 @@ class HState:
             self.prov,
             self.inflight,
             self.after,
+            self.at_death,
         )
 
     def with_first(self, first: str, step: Step) -> HState:
@@ -145,6 +151,7 @@ class HState:
             self.prov,
             self.inflight,
             self.after,
+            self.at_death,
         )
 
 

@@ -28,6 +28,7 @@ class CallEval(EvalBase):
 
         def call_method(self, node: cst.Call, obj: Instance, args: list[tuple[cst.Arg, Val]]) -> tuple[bool, Val]: ...
         def construct(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> Val: ...
+        def finalizer(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None: ...
 
         def adopt(
             self,
@@ -101,6 +102,9 @@ class CallEval(EvalBase):
         elif type(node.func) is not cst.Name:
             self.expr(node.func)
         args = [(a, self.expr(a.value)) for a in node.args]
+        if qualified in models.finalizers:
+            self.finalizer(node, args)
+            return None
         if type(receiver) is Instance:
             handled, value = self.call_method(node, receiver, args)
             if handled:

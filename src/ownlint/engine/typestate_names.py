@@ -37,6 +37,10 @@ class NamesEval(EvalBase):
         def set_field(self, target: cst.Attribute, value: Val) -> bool: ...
 
     # -- names ---------------------------------------------------------------
+    if TYPE_CHECKING:  # objects.ObjectsEval
+
+        def spared(self, key: str, value: Val) -> None: ...
+
     def bind(self, key: str, value: Val) -> None:
         st = self.st
         if not domain.fits(value):
@@ -50,6 +54,8 @@ class NamesEval(EvalBase):
         else:
             st.env[key] = value
         if old is not None and old != value:
+            if "." in key:
+                self.spared(key, old)  # `__del__` frees what `key` holds then, not this
             self.drop(old, f"`{key}`", "deleted" if value is None else "rebound")
 
     def refs(self, obj: Obj) -> bool:

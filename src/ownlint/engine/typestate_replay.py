@@ -38,6 +38,7 @@ class ReplayEval(EvalBase):
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
 
         def bind(self, key: str, value: Val) -> None: ...
+        def may_detach(self) -> bool: ...
         def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping: ...
         def forget(self, obj: Obj) -> None: ...
         def free(
@@ -326,7 +327,14 @@ class ReplayEval(EvalBase):
                 )
                 mapping = self.check_mapping(node, mapping, summary)
             self.st.heap[obj] = HState(
-                hs.kind, hs.reported, (*hs.story, step), tag=hs.tag, owner=owner, mapping=mapping
+                hs.kind,
+                hs.reported,
+                (*hs.story, step),
+                tag=hs.tag,
+                owner=owner,
+                mapping=mapping,
+                # a `__del__` key is the callee's; a finalizer holds where none may be detached
+                at_death="finalizer" if hs.at_death == "finalizer" and not self.may_detach() else "",
             )
             return obj
         return None

@@ -52,6 +52,7 @@ class ReplayEval(EvalBase):
             inner: Step | None = None,
         ) -> None: ...
         def is_buffer(self, v: Val) -> bool: ...
+        def explicit(self, v: Val) -> bool: ...
         def lend(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: str) -> Val: ...
         def transfer(
             self,
@@ -335,10 +336,30 @@ class ReplayEval(EvalBase):
                 )
                 mapping = self.check_mapping(node, mapping, summary)
             self.st.heap[obj] = HState(
-                hs.kind, hs.reported, (*hs.story, step), tag=hs.tag, owner=owner, mapping=mapping
+                hs.kind,
+                hs.reported,
+                (*hs.story, step),
+                tag=hs.tag,
+                owner=owner,
+                mapping=mapping,
+                prov=self.provenance_of(hs.prov, bound, prefix),
             )
             return obj
         return None
+
+    def provenance_of(
+        self, prov: str, bound: dict[int, tuple[cst.BaseExpression | None, Val]], prefix: str | None
+    ) -> str:
+        """A callee's context provenance in the caller's terms: made on what the
+        caller passed (or its object holds) is explicit when that is."""
+        kind, _, name = prov.partition(":")[2].partition(":")
+        if kind == "param":
+            source = bound.get(int(name), (None, None))[1]
+        elif kind == "field":
+            source = self.st.env.get(f"{prefix if prefix is not None else self.fa.self_name}.{name}")
+        else:
+            return prov
+        return "explicit" if self.explicit(source) else ""
 
 
 def _receiver(node: cst.CSTNode, summary: Summary) -> str:

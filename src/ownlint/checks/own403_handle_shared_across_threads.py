@@ -85,7 +85,10 @@ Handles the application owns (adopted with `keep`, or never given to
 an API whose handles are thread-safe (a `[[borrow]]` with `thread-safe =
 true`: the CUDA pointer of a PyTorch tensor, `t.data_ptr()`, rules/torch.toml). An executor is
 recognised only when ownlint sees it made; what the target does with the
-handle is not examined.
+handle is not examined. A handle that a project function or method returns
+(`get_native` of a parameter, or of a field of its object) is judged by the
+caller's object, so a helper that borrows from a queue made with `keep` is
+not reported.
 """,
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.4.4.",
 )

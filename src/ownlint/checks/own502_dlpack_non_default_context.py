@@ -55,7 +55,9 @@ def to_torch(host):
     known_limits="""
 A context rebuilt from a capsule (`dpctl.SyclContext(cap)`) may be the
 default one: no finding. Arrays received from a caller carry no known
-context. Consuming the exported capsule later is not reported again.
+context; an array that a project function or method makes on a queue its
+caller passes (or that its object holds) is judged at the call, by that
+queue. Consuming the exported capsule later is not reported again.
 """,
     references="DLPack exchange protocol for SYCL USM allocations (`kDLOneAPI`); dpctl.",
     runtime="yes: `from_dlpack` raises `DLPackCreationError` (`runtime/examples/own502_invalid.py`)",

@@ -31,7 +31,7 @@ from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
 from ownlint.engine.state import CONSUMED, LIVE, HState
 from ownlint.engine.typestate_base import EvalBase
-from ownlint.engine.values import Addr, BufRef, Dict, Obj, Param, Seq, Val, objects_in
+from ownlint.engine.values import Addr, BufRef, Dict, Field, Obj, Param, Seq, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.state import Step
@@ -178,6 +178,8 @@ class InteropEval(EvalBase):
                 carried += [v for a, v in args if a.keyword is None]
             explicit = any(self.explicit(v) for v in carried)
             step_label = "made on an explicitly created context here"
+            if not explicit:
+                return self.carried_from(node, result, carried)
         if not explicit:
             return result
         if not isinstance(result, Obj):
@@ -185,6 +187,26 @@ class InteropEval(EvalBase):
             self.forget(result)
         hs = self.st.heap.get(result, HState(LIVE))
         self.st.heap[result] = hs.but(prov="explicit", story=(*hs.story, self.fa.step_of(node, step_label)))
+        return result
+
+    def carried_from(self, node: cst.Call, result: Val, carried: list[Val]) -> Val:
+        """Made on a parameter or field this function knows nothing of: explicit
+        if the caller's is (`HState.prov` "of:param:<i>" / "of:field:<name>",
+        resolved by `typestate_replay.materialize`)."""
+        sources = [o for v in carried for o in _objs(v) if o.on_entry and not self.st.heap.get(o, HState(LIVE)).prov]
+        if len(sources) != 1 or (result is not None and not isinstance(result, Obj)):
+            return result
+        src = sources[0]
+        prov = f"of:param:{src.index}" if type(src) is Param else f"of:field:{src.name}" if type(src) is Field else ""
+        if not prov:
+            return result
+        if result is None:
+            result = self.fa.site_object(node, "explicit")
+            self.forget(result)
+        hs = self.st.heap.get(result, HState(LIVE))
+        if hs.prov:
+            return result
+        self.st.heap[result] = hs.but(prov=prov)
         return result
 
     def to_thread(self, node: cst.Call, value: Val, api: str) -> None:

@@ -21,9 +21,13 @@ no finding is invented.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
-from ownlint.engine.values import Addr, Field, Obj, Param, Seq, Val
+from ownlint.engine.values import Addr, Field, Lent, Obj, Param, Seq, Val
+
+if TYPE_CHECKING:
+    from ownlint.engine.model_types import Borrow
 
 
 def _objects(v: Val) -> list[Obj]:
@@ -67,6 +71,16 @@ class Derived:
     value: Val
 
 
+@dataclass(frozen=True, slots=True)
+class Lend:
+    """A handle the callee borrowed (by `borrow`) from the
+    caller's `source` (`get_native(q)` of a parameter or a field): the caller
+    borrows from its own object, which says whose handle it is."""
+
+    source: FromParam | FromField
+    borrow: Borrow
+
+
 # Whom a handle the callee transferred, kept or borrowed belongs to afterwards
 # (None, or `Alive()`: an owner the caller cannot see, which may be alive)
 
@@ -90,7 +104,7 @@ class Alive:
     """An owner the caller cannot see: it may be alive."""
 
 
-ValueDesc = None | FromParam | FromField | Fresh | Derived
+ValueDesc = None | FromParam | FromField | Fresh | Derived | Lend
 OwnerDesc = None | Returned | FromParam | Dead | Alive
 
 
@@ -125,10 +139,17 @@ def describe_value(v: Val, st: PathState, fields: dict[str, Obj], nparams: int) 
         hs = st.heap.get(v)
         if hs is not None:
             if hs.kind == OWNER:
-                hs = hs.but(escaped=False, owner=None)  # the caller holds the only reference now
+                # the caller holds the only reference now; an owner made with keep
+                # keeps its link to the handle it adopted when that is the caller's
+                kept = hs.owner if type(hs.owner) is Param and hs.owner.index < nparams else None
+                hs = hs.but(escaped=False, owner=kept)
             return Fresh(hs, describe_owner(hs.owner, st, (), nparams, None))
     if type(v) is Addr and type(v.buffer) is Param and v.buffer.index < nparams:
         return Derived(v)
+    if type(v) is Lent:
+        source = describe_value(v.owner, st, fields, nparams)
+        if type(source) is FromParam or type(source) is FromField:
+            return Lend(source, v.borrow)
     return None
 
 

@@ -13,7 +13,7 @@ from ownlint.engine.events import THREAD_SAFE, BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import EvalBase
-from ownlint.engine.values import Const, Dict, Obj, Sym, Val, objects_in
+from ownlint.engine.values import Const, Dict, Lent, Obj, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -138,15 +138,22 @@ class AdoptEval(EvalBase):
 
     def borrow(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: cst.CSTNode) -> Val:
         """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
-        objs = objects_in(owner_val)
         self.use(owner_val, node, spelled)
+        return self.lend(b, owner_val, node, source_of(spelled))
+
+    def lend(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: str) -> Val:
+        """The handle `b` hands out of `owner_val` (a borrow here, or one a callee
+        made of what the caller passed: `Lent`, replayed with the caller's object)."""
+        objs = objects_in(owner_val)
         if len(objs) != 1:
             return None
         owner = objs[0]
         hs = self.st.heap.get(owner)
+        if owner.on_entry and (hs is None or hs.kind == LIVE):
+            return Lent(owner, b)  # the caller knows whose handle it is (summaries.Lend)
         if hs is None or hs.kind not in (OWNER, OWNER_DEAD):
             return None  # not an object ownlint follows: nothing is known of its lifetime
-        event = BorrowFrom(hs, b, node, source_of(spelled))
+        event = BorrowFrom(hs, b, node, spelled)
         for handler in self.on["borrow_from"]:
             handler(event, self)
         if hs.tag in b.unsupported:
@@ -158,7 +165,7 @@ class AdoptEval(EvalBase):
         self.st.heap[result] = HState(
             BORROWED,
             False,
-            (self.fa.step_of(node, f"borrowed from `{source_of(spelled)}` here"),),
+            (self.fa.step_of(node, f"borrowed from `{spelled}` here"),),
             owner=owner,
             tag=THREAD_SAFE if b.thread_safe else "",
         )

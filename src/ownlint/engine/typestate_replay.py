@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine import domain, linear
+from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Consume
 from ownlint.engine.memvalues import addr_value, as_lin, lin_value
 from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
@@ -20,6 +21,7 @@ from ownlint.engine.summaries import (
     Fresh,
     FromField,
     FromParam,
+    Lend,
     Outcome,
     OwnerDesc,
     Returned,
@@ -29,6 +31,7 @@ from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork
 from ownlint.engine.values import Addr, Const, Lin, Mapping, Obj, Off, OneOf, Param, Val, objects_in
 
 if TYPE_CHECKING:
+    from ownlint.engine.model_types import Borrow
     from ownlint.engine.summaries import Summary
 
 
@@ -50,6 +53,8 @@ class ReplayEval(EvalBase):
             inner: Step | None = None,
         ) -> None: ...
         def is_buffer(self, v: Val) -> bool: ...
+        def explicit(self, v: Val) -> bool: ...
+        def lend(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: str) -> Val: ...
         def transfer(
             self,
             obj: Obj,
@@ -305,6 +310,11 @@ class ReplayEval(EvalBase):
         if type(desc) is FromField:
             key = f"{prefix if prefix is not None else self.fa.self_name}.{desc.name}"
             return self.st.env.get(key)
+        if type(desc) is Lend:
+            # the callee's `get_native(q)` of what the caller passed: borrowed from the caller's object
+            owner = self.materialize(desc.source, bound, node, summary, which, prefix)
+            spelled = f"{_spelled(desc.source, bound, node, summary)}` inside `{summary.name}"
+            return self.lend(desc.borrow, owner, node, spelled)
         if type(desc) is Fresh:
             hs = desc.state
             obj = self.fa.site_object(node, "returned", which)
@@ -335,9 +345,24 @@ class ReplayEval(EvalBase):
                 mapping=mapping,
                 # a `__del__` key is the callee's; a finalizer holds where none may be detached
                 at_death="finalizer" if hs.at_death == "finalizer" and not self.may_detach() else "",
+                prov=self.provenance_of(hs.prov, bound, prefix),
             )
             return obj
         return None
+
+    def provenance_of(
+        self, prov: str, bound: dict[int, tuple[cst.BaseExpression | None, Val]], prefix: str | None
+    ) -> str:
+        """A callee's context provenance in the caller's terms: made on what the
+        caller passed (or its object holds) is explicit when that is."""
+        kind, _, name = prov.partition(":")[2].partition(":")
+        if kind == "param":
+            source = bound.get(int(name), (None, None))[1]
+        elif kind == "field":
+            source = self.st.env.get(f"{prefix if prefix is not None else self.fa.self_name}.{name}")
+        else:
+            return prov
+        return "explicit" if self.explicit(source) else ""
 
 
 def _receiver(node: cst.CSTNode, summary: Summary) -> str:
@@ -347,6 +372,19 @@ def _receiver(node: cst.CSTNode, summary: Summary) -> str:
     if type(node) is cst.WithItem and node.asname is not None and type(node.asname.name) is cst.Name:
         return node.asname.name.value
     return summary.params[0] if summary.params else "self"
+
+
+def _spelled(
+    source: FromParam | FromField,
+    bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+    node: cst.CSTNode,
+    summary: Summary,
+) -> str:
+    """How the caller spells the object a callee borrowed a handle from (for messages)."""
+    if isinstance(source, FromField):
+        return f"{_receiver(node, summary)}.{source.name}"
+    expr = bound.get(source.index, (None, None))[0]
+    return source_of(expr) if expr is not None else summary.params[source.index]
 
 
 def _mentions_param(form: linear.Lin) -> bool:

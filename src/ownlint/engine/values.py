@@ -21,6 +21,7 @@ A value (`Val`) is one of
 | `AIface(buffer, depth)` | `arr.__array_interface__`, indexed `depth` times |
 | `Struct(type, fields)` | a ctypes descriptor and its fields, by value |
 | `Status(call, effects, outcome, failed_if_true)` | the status a call returned (status.py) |
+| `Lent(owner, borrow)` | a handle borrowed (`get_native`) from a parameter or field whose typestate is unknown here, for summaries |
 
 All are immutable and compare by value, except `Obj`. domain.py bounds them
 (the lattice has finite height), and `join` is the one join: two different
@@ -37,9 +38,12 @@ as the integers they used to be, without number ranges.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ownlint.engine import linear
+
+if TYPE_CHECKING:
+    from ownlint.engine.model_types import Borrow
 
 
 class Obj:
@@ -243,6 +247,17 @@ class Status:
     failed_if_true: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class Lent:
+    """`get_native(owner)` where `owner` is a parameter or a field of unknown
+    typestate: whether the handle is the application's (made with keep) or
+    the runtime's is the caller's to say, so the caller replays the borrow on
+    its own object (typestate_replay). Here it is an unknown value."""
+
+    owner: Obj
+    borrow: Borrow
+
+
 Val = (
     None
     | Obj
@@ -261,6 +276,7 @@ Val = (
     | AIface
     | Struct
     | Status
+    | Lent
 )
 
 # values that hold no object, whatever is inside them (a status's effects are history, not references)
@@ -311,6 +327,8 @@ def refs(v: Val, out: set[Obj]) -> None:
         refs(v.value, out)
     elif type(v) is Off:
         out.add(v.base)
+    elif type(v) is Lent:
+        out.add(v.owner)
     elif type(v) is Addr or type(v) is BufRef or type(v) is AIface:
         refs(v.buffer, out)
 

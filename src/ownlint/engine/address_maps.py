@@ -33,18 +33,38 @@ from ownlint.engine.model_types import AddressMap, Unmap
 from ownlint.engine.state import FREED, LIVE, HState, Step
 from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Addr, Mapping, Obj, Val
+from ownlint.engine.walk import walk
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
 
 
-def _start(address: Val) -> tuple[Obj, linear.Lin] | None:
-    """An address as a base object and an offset from it; None: unknown."""
+def _start(address: Val, spelled: cst.BaseExpression | None) -> tuple[Obj, linear.Lin] | None:
+    """An address as a base object and an offset from it; None: unknown. An
+    object stands for itself and for what is derived from it (`p + n` is `p`
+    to every other check), so it is at offset 0 only where the argument is
+    spelled without arithmetic."""
     if type(address) is Addr and isinstance(address.buffer, Obj) and address.offset is not None:
         return address.buffer, address.offset
-    if isinstance(address, Obj):
+    if isinstance(address, Obj) and spelled is not None and not _arithmetic(spelled):
         return address, linear.const(0)
     return None
+
+
+def _arithmetic(expr: cst.BaseExpression) -> bool:
+    return any(type(n) is cst.BinaryOperation or type(n) is cst.AugAssign for n in walk(expr))
+
+
+def _argument(node: cst.Call, index: int) -> cst.BaseExpression | None:
+    """The expression of the `index`-th positional argument of a call."""
+    positional = [a.value for a in node.args if a.keyword is None and not a.star]
+    return positional[index] if 0 <= index < len(positional) else None
+
+
+def _kept_start(address: Val) -> tuple[Obj, linear.Lin] | None:
+    """The start of a mapping already made: its address was kept only where
+    its start was known (`address_map`)."""
+    return (address, linear.const(0)) if isinstance(address, Obj) else None
 
 
 def _same(a: linear.Lin, b: linear.Lin) -> bool:
@@ -70,7 +90,7 @@ class AddressMapEval(EvalBase):
         """What the call may change: the mapping it makes, or the one it ends."""
         if isinstance(spec, AddressMap):
             return [self.fa.site_object(node, "mapped")]
-        target = self.mapping_at(spec, positional)
+        target = self.mapping_at(node, spec, positional)
         return [target] if target is not None else []
 
     def address_map(self, node: cst.Call, spec: AddressMap, positional: list[Val]) -> None:
@@ -78,19 +98,21 @@ class AddressMapEval(EvalBase):
         address = positional[spec.address] if 0 <= spec.address < len(positional) else None
         size = positional[spec.size] if spec.size is not None and 0 <= spec.size < len(positional) else None
         tag = f"map:{spec.kind}"
-        overlap = self.overlapping(tag, address, size)
+        start = _start(address, _argument(node, spec.address))
+        overlap = self.overlapping(tag, start, size)
         obj = self.fa.site_object(node, "mapped")
         self.forget(obj)
         step = self.fa.step_of(node, f"{spec.kind} made here")
-        self.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, mapping=Mapping(address, size, None, True, True))
+        # the mapping keeps its address only where its start is known (see _start)
+        kept = address if start is not None else None
+        self.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, mapping=Mapping(kept, size, None, True, True))
         if overlap is not None:
             event = MappingMade(node, None, None, (), None, None, None, None, overlap)
             for handler in self.on["mapping_made"]:
                 handler(event, self)
 
-    def overlapping(self, tag: str, address: Val, size: Val) -> Overlap | None:
-        """A live mapping of this kind that `[address, address + size)` overlaps."""
-        start = _start(address)
+    def overlapping(self, tag: str, start: tuple[Obj, linear.Lin] | None, size: Val) -> Overlap | None:
+        """A live mapping of this kind that `[start, start + size)` overlaps."""
         if start is None:
             return None
         base, offset = start
@@ -99,7 +121,7 @@ class AddressMapEval(EvalBase):
             m = hs.mapping
             if m is None or hs.kind == FREED or hs.tag != tag:
                 continue
-            other = _start(m.address)
+            other = _start(m.address, None) if type(m.address) is Addr else _kept_start(m.address)
             if other is None or other[0] is not base:
                 continue
             other_sizes = lin_options(m.size) if m.size is not None else None
@@ -123,11 +145,12 @@ class AddressMapEval(EvalBase):
         ends = " or ".join(linear.show(linear.add(offset, s)) for s in sizes)
         return f"[base + {linear.show(offset)}, base + {ends})"
 
-    def mapping_at(self, spec: Unmap, positional: list[Val]) -> Obj | None:
+    def mapping_at(self, node: cst.Call, spec: Unmap, positional: list[Val]) -> Obj | None:
         """The mapping an unmap call ends: the live one of its kinds that starts at
         its address, else one that was ended already on this path (None: none)."""
         kinds = self.models.ended_by.get(spec.function.rpartition(".")[2], set())
-        start = _start(positional[spec.address]) if 0 <= spec.address < len(positional) else None
+        address = positional[spec.address] if 0 <= spec.address < len(positional) else None
+        start = _start(address, _argument(node, spec.address))
         if start is None or not kinds:
             return None
         ended: Obj | None = None
@@ -135,7 +158,7 @@ class AddressMapEval(EvalBase):
             m = hs.mapping
             if m is None or not hs.tag.startswith("map:") or hs.tag[4:] not in kinds:
                 continue
-            other = _start(m.address)
+            other = _start(m.address, None) if type(m.address) is Addr else _kept_start(m.address)
             if other is None or other[0] is not start[0] or not _same(other[1], start[1]):
                 continue
             if hs.kind != FREED:
@@ -145,6 +168,6 @@ class AddressMapEval(EvalBase):
 
     def unmap(self, node: cst.Call, spec: Unmap, positional: list[tuple[cst.Arg, Val]]) -> None:
         """End the mapping that starts at the call's address."""
-        target = self.mapping_at(spec, [v for _, v in positional])
+        target = self.mapping_at(node, spec, [v for _, v in positional])
         if target is not None:
             self.free(target, node, positional[spec.address][0].value)

@@ -311,3 +311,14 @@ class ModelSet:
     def trigger_words(self) -> set[str]:
         """Names whose absence from a file's text proves no model applies there."""
         return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified} | set(self.submits)
+
+    def qualified_roots(self) -> dict[str, set[str]]:
+        """For each last name of a qualified model name (`empty` of `dpnp.empty`),
+        the top-level packages such names start with: a call of one is spelled
+        in a file that names its package too (`import dpnp`, `from dpnp import
+        empty`), so `empty` alone lets no model apply."""
+        roots: dict[str, set[str]] = {}
+        for q in self.by_qualified:
+            root, dot, _ = q.partition(".")
+            roots.setdefault(q.rpartition(".")[2], set()).add(root if dot else q)
+        return roots

@@ -43,6 +43,18 @@ def trigger_words(models: ModelSet) -> frozenset[str]:
     return frozenset(w for w in words if w)
 
 
+def root_conditions(models: ModelSet) -> dict[str, frozenset[str]]:
+    """The trigger words that only qualified model names give (`empty` of
+    `dpnp.empty`, `free` of `cupy.cuda.runtime.free`), each with the packages a
+    file must also name for it to count: without them the standard library's
+    `empty`, `full` and `free` selected almost every file."""
+    caps = models.capsules
+    plain = set(models.by_last_name) | set(models.submits)
+    plain |= caps.producer_methods | caps.producer_functions | caps.consumers | caps.export_functions
+    plain |= models.host_task.native_mem_methods | models.environment.deprecated
+    return {w: frozenset(r) for w, r in models.qualified_roots().items() if w not in plain and w not in r}
+
+
 def definitions(source: str) -> tuple[set[str], set[str]]:
     """The functions and classes a file defines (dunder methods excepted: they
     are reached through objects, not by name), and which of them are classes."""
@@ -95,6 +107,7 @@ class Triggers:
 
     def __init__(self, models: ModelSet) -> None:
         self.words = trigger_words(models)
+        self._roots = root_conditions(models)
         self._ordered = sorted(self.words)
         self._plain = {w for w in self.words if _WORD.fullmatch(w)}
         odd = self.words - self._plain
@@ -117,7 +130,12 @@ class Triggers:
         """Whether `text`, whose `words_of` are `words`, names a trigger word."""
         if words is None:
             return False
-        return not self._plain.isdisjoint(words) or (self._odd is not None and self._odd.search(text) is not None)
+        roots = self._roots
+        for w in self._plain & words:
+            needed = roots.get(w)
+            if needed is None or not needed.isdisjoint(words):
+                return True
+        return self._odd is not None and self._odd.search(text) is not None
 
 
 def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:

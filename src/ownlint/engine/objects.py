@@ -17,12 +17,40 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ownlint.engine.cfg import source_of
 from ownlint.engine.state import FREED, LIVE, HState
 from ownlint.engine.typestate_base import EvalBase, _index
-from ownlint.engine.values import Instance, Val, objects_in
+from ownlint.engine.values import Field, Instance, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.summaries import Summary
+    from ownlint.engine.summaries import Outcome, OwnerDesc, Summary
+    from ownlint.engine.typestate_analysis import FunctionAnalysis
+
+
+Bound = dict[int, tuple[cst.BaseExpression | None, Val]]  # a call's arguments, by the callee's parameter
+
+
+def annotated_instances(fa: FunctionAnalysis) -> dict[str, Instance]:
+    """The parameters annotated with a project class (resolved through the
+    module's imports) whose `__init__` resolves: each is bound on entry to an
+    object of that class, `Instance(-1 - index)`, whose attributes are read as
+    on-entry objects (`ObjectsEval.on_entry_attribute`)."""
+    node = fa.cfg.node
+    if type(node) is not cst.FunctionDef or fa.resolver is None:
+        return {}
+    out: dict[str, Instance] = {}
+    ps = node.params
+    for param in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        name = param.name.value
+        if param.annotation is None or name == fa.self_name or name not in fa.params:
+            continue
+        qualified = fa.names.qualify(param.annotation.annotation)
+        if qualified is None or qualified[0] == "?" or not qualified.rpartition(".")[2][:1].isupper():
+            continue
+        init = fa.resolver(cst.Call(cst.Name("__init__")), f"{qualified}.__init__", False)
+        if init is not None and init.is_method:
+            out[name] = Instance(-1 - fa.params.index(name), qualified)
+    return out
 
 
 class ObjectsEval(EvalBase):
@@ -39,6 +67,18 @@ class ObjectsEval(EvalBase):
             fields_at: str | None = None,
         ) -> Val: ...
         def escape(self, value: Val) -> None: ...
+        def replay(
+            self,
+            effect: HState,
+            owner: OwnerDesc,
+            value: Val,
+            ret: Val,
+            bound: Bound,
+            node: cst.CSTNode,
+            spelled: str | cst.CSTNode,
+            summary: Summary,
+            which: str,
+        ) -> None: ...
 
     def method(self, cls: str, name: str, node: cst.Call) -> Summary | None:
         """The summary of `cls.name`, a function of the checked tree, or None."""
@@ -142,9 +182,45 @@ class ObjectsEval(EvalBase):
             return
         self.apply(summary, node, obj, [], obj.key)
 
+    def on_entry_attribute(self, obj: Val, attr: str) -> Val:
+        """`<obj>.attr` where nothing in this function set it: for a parameter's
+        object (`annotated_instances`) not yet forgotten, the object it held on
+        entry (a `Field` named `<parameter>.<attr>`); otherwise unknown."""
+        if type(obj) is not Instance or obj.number >= 0 or obj.key in self.st.env:  # built here, forgotten
+            return None
+        value = self.st.env[f"{obj.key}.{attr}"] = Field.of(f"{self.fa.params[-1 - obj.number]}.{attr}")
+        return value
+
+    def replay_objects(
+        self,
+        outcome: Outcome,
+        bound: Bound,
+        ret: Val,
+        node: cst.CSTNode,
+        summary: Summary,
+    ) -> None:
+        """An argument that is an object of a project class (not escaped at the
+        call): the callee's effects on its attributes, where the callee followed
+        them (`Outcome.param_fields`); otherwise its attributes are forgotten."""
+        followed = dict(outcome.param_fields)
+        for i, (expr, value) in bound.items():
+            if expr is None or type(value) is not Instance:
+                continue
+            if i not in followed:
+                self.forget_fields(value)
+                continue
+            for attr, effect, owner in followed[i]:
+                key = f"{value.key}.{attr}"
+                if key in self.st.env or self.on_entry_attribute(value, attr) is not None:
+                    spelled = f"{source_of(expr)}.{attr}"
+                    self.replay(effect, owner, self.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
+
     def forget_fields(self, obj: Instance) -> None:
-        """Nothing is known any more of `obj`'s attributes."""
+        """Nothing is known any more of `obj`'s attributes (of a parameter's
+        object, not even on entry: `obj.key` in env marks it forgotten)."""
         prefix = obj.key + "."
         env = self.st.env
+        if obj.number < 0:
+            env[obj.key] = None
         for key in [k for k in env if k.startswith(prefix)]:
             self.spared(key, env.pop(key))

@@ -20,11 +20,12 @@ no finding is invented.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
-from ownlint.engine.values import Addr, Field, Lent, Obj, Param, Seq, Val
+from ownlint.engine.values import Addr, Field, Instance, Lent, Obj, Param, Seq, Val
 
 if TYPE_CHECKING:
     from ownlint.engine.model_types import Borrow
@@ -115,6 +116,10 @@ class Outcome:
     fields: tuple[tuple[str, HState, OwnerDesc], ...]  # self.x (as read on entry) -> its final typestate
     rebinds: tuple[tuple[str, ValueDesc], ...]  # self.x -> what the callee left in it
     ret: ValueDesc
+    # a parameter bound to an object of a project class (`buf: HostBuffer`) and
+    # followed to the exit (never forgotten, no attribute rebound): parameter
+    # index -> buf.x (as read on entry) -> its final typestate
+    param_fields: tuple[tuple[int, tuple[tuple[str, HState, OwnerDesc], ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +139,8 @@ def describe_value(v: Val, st: PathState, fields: dict[str, Obj], nparams: int) 
     if isinstance(v, Obj):
         if type(v) is Param and v.index < nparams:
             return FromParam(v.index)
-        if type(v) is Field and fields.get(v.name) is v:
-            return FromField(v.name)
+        if type(v) is Field:  # a parameter's attribute (not in `fields`): not followed
+            return FromField(v.name) if fields.get(v.name) is v else None
         hs = st.heap.get(v)
         if hs is not None:
             if hs.kind == OWNER:
@@ -199,7 +204,33 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
                 if fields.get(attr) is not v:
                     rebinds.append((attr, describe_value(v, st, fields, n)))
     ret = describe_value(ret_value, st, fields, n)
-    return Outcome(conds, ps, fs, tuple(rebinds), ret)
+    return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner))
+
+
+def _param_fields(
+    st: PathState, params: list[str], owner: Callable[[HState], OwnerDesc]
+) -> tuple[tuple[int, tuple[tuple[str, HState, OwnerDesc], ...]], ...]:
+    """What became of the attributes (as read on entry) of each parameter bound
+    to an object of a project class that was followed to the exit."""
+    out = []
+    for i, p in enumerate(params):
+        obj = st.env.get(p)
+        if type(obj) is not Instance or obj.number != -1 - i or obj.key in st.env:
+            continue  # no such object, the name rebound, or its attributes forgotten
+        prefix = obj.key + "."
+        attrs = [(k[len(prefix) :], v) for k, v in st.env.items() if k.startswith(prefix)]
+        if all(v is Field.of(f"{p}.{a}") for a, v in attrs):
+            out.append(
+                (
+                    i,
+                    tuple(
+                        (a, st.heap[v], owner(st.heap[v]))
+                        for a, v in sorted(attrs, key=lambda t: t[0])
+                        if isinstance(v, Obj) and v in st.heap
+                    ),
+                )
+            )
+    return tuple(out)
 
 
 RETURN_KEY = "<return>"

@@ -14,6 +14,7 @@ from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
 from ownlint.engine.events import subscribers
 from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
+from ownlint.engine.objects import annotated_instances
 from ownlint.engine.solver import Solution, solve
 from ownlint.engine.state import MAX_PATHS, PathState, StateSet, Step
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
@@ -72,6 +73,7 @@ class FunctionAnalysis:
     # -- driver ------------------------------------------------------------
     def initial(self) -> StateSet:
         env: dict[str, Val] = {p: Param.of(i) for i, p in enumerate(self.params)}
+        env.update(annotated_instances(self))  # `buf: HostBuffer`: an object of a project class
         return StateSet.of([PathState(env, {}, {})])
 
     # Budgets. The states kept at a block grow with the names a function binds

@@ -157,7 +157,8 @@ class CallEval(EvalBase):
         summary = fa.resolver(node, qualified, on_self) if fa.resolver is not None else None
         if summary is not None:
             for _, v in args:
-                self.escape(v)
+                if type(v) is not Instance:  # an object of a project class: `apply` follows it
+                    self.escape(v)
             return self.apply(summary, node, receiver if on_self else None, args)
         positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
         consumed: set[int] = set()  # positions of arguments the model accounts for

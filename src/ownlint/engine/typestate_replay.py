@@ -32,6 +32,7 @@ from ownlint.engine.values import Addr, Const, Lin, Mapping, Obj, Off, OneOf, Pa
 
 if TYPE_CHECKING:
     from ownlint.engine.model_types import Borrow
+    from ownlint.engine.objects import Bound
     from ownlint.engine.summaries import Summary
 
 
@@ -42,6 +43,10 @@ class ReplayEval(EvalBase):
 
         def bind(self, key: str, value: Val) -> None: ...
         def may_detach(self) -> bool: ...
+        def replay_objects(
+            self, outcome: Outcome, bound: Bound, ret: Val, node: cst.CSTNode, summary: Summary
+        ) -> None: ...
+        def on_entry_attribute(self, obj: Val, attr: str) -> Val: ...
         def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping: ...
         def forget(self, obj: Obj) -> None: ...
         def free(
@@ -110,13 +115,15 @@ class ReplayEval(EvalBase):
             expr, value = bound.get(i, (None, None))
             spelled = expr if expr is not None else summary.params[i]
             self.replay(effect, owner, value, ret, bound, node, spelled, summary, f"parameter {i}")
+        self.replay_objects(outcome, bound, ret, node, summary)
         if prefix is not None:
             for attr, effect, owner in outcome.fields:
                 key = f"{prefix}.{attr}"
                 if key not in self.st.env:
-                    if fields_at is not None:
+                    if fields_at is None:
+                        self.st.env[key] = self.fa.field_object(attr)
+                    elif self.on_entry_attribute(receiver, attr) is None:
                         continue  # an attribute of a project object that nothing known set
-                    self.st.env[key] = self.fa.field_object(attr)
                 spelled = key if fields_at is None else f"{_receiver(node, summary)}.{attr}"
                 self.replay(effect, owner, self.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
             for attr, desc in outcome.rebinds:

@@ -166,8 +166,14 @@ to the previous iteration's, nor is a mapping made two iterations earlier:
     while off < end:
         map_range(ctx, base + off, 2 * P); off += P  # overlap not reported
 
-Nor are mappings made by two methods of one object (`s.map_header(); s.map_body()`),
-nor sizes that use a constant imported from another module of the project.
+A constant imported from another module of the project (`from mapping import
+PAGE`) is folded; a module-level constant the importing module computes from
+it (`SIZE = 8 * PAGE`) is not, and sizes using it are unknown.
+Mappings made by methods of one object (`s.map_header(); s.map_body()`) are
+compared where their addresses are inside a buffer the object's `__init__`
+(or an earlier method) stored in an attribute, at `self.<attr> + d` (`d` a
+constant or a linear form over the page size); an object passed to a call, or
+a method that is not found, forgets what is known of its attributes.
 A CUDA registration or map made inside a helper is not compared with the
 caller's.
 """,

@@ -80,7 +80,11 @@ report yet. A `for` loop that frees its variable in every iteration frees
 each element of what it iterates: the mappings of a list or tuple literal are
 known; for a list built by `append`, which mappings it holds is not followed,
 so every live mapping is forgotten there, and a buffer closed with a mapping
-still live after such a loop is missed.
+still live after such a loop is missed. A method that closes a buffer held in
+an attribute of its object (`self.blob.close()`) releases, at `x.m()`, what
+`x`'s attribute holds: a mapping of it held in another attribute (made by
+another method) is reported there. Where the call cannot tell what the
+attribute holds (the object was passed to a call), nothing is reported.
 """,
     references="""
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`):

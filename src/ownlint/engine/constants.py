@@ -10,6 +10,7 @@ from ownlint.engine.memory import as_lin, lin_value
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import fold, literal
+from ownlint.engine.typestate_base import Unit
 from ownlint.engine.values import Const, Lin, Val, int_value
 
 
@@ -83,3 +84,19 @@ def _const_expr(
         if c is not None:
             return Const(-c)
     return None
+
+
+def import_constants(units: list[Unit]) -> None:
+    """`from m import PAGE` of a constant of the project's module `m` is that
+    constant in the importing module too (one level: a constant the importing
+    module computes from it is not folded). A name the module binds itself wins."""
+    by_module = {u.names.module: u for u in units}
+    for unit in units:
+        for local, full in sorted(unit.names.imports.items()):
+            module, _, name = full.rpartition(".")
+            source = by_module.get(module)
+            if local in unit.constants or source is None or source is unit or name not in source.constants:
+                continue
+            if local in unit.names.functions or local in unit.names.classes:
+                continue
+            unit.constants[local] = source.constants[name]

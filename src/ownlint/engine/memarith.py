@@ -12,7 +12,7 @@ import libcst as cst
 from ownlint.engine import domain, linear
 from ownlint.engine.memvalues import addr_value, as_lin, lin_value
 from ownlint.engine.typestate_base import EvalBase
-from ownlint.engine.values import Addr, Const, Flags, Lin, Obj, Off, Param, Sym, Val
+from ownlint.engine.values import Addr, Const, Field, Flags, Lin, Obj, Off, Param, Sym, Val
 
 
 class ArithEval(EvalBase):
@@ -55,6 +55,9 @@ class ArithEval(EvalBase):
             moved = linear.add(left.offset, delta, 1 if type(op) is cst.Add else -1) if delta is not None else None
             return Off(left.base, moved) if moved is not None and domain.form_fits(moved) else left.base
         a, b = as_lin(left), as_lin(right)
+        if type(left) is Field and type(op) in (cst.Add, cst.Subtract) and b is not None and domain.form_fits(b):
+            # `self.base + offset`: kept for the caller to re-root at its object's attribute
+            return Off(left, b if type(op) is cst.Add else linear.add((), b, -1))
         if type(op) is cst.Add and type(left) is Param and not self.is_buffer(left):
             # `base + offset` of parameters: kept for the caller to substitute
             delta = b if b is not None else self.symbol_for(right) if type(right) is Param else None

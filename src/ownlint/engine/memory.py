@@ -50,6 +50,7 @@ from ownlint.engine.values import (
     AIface,
     BufRef,
     Const,
+    Field,
     Flags,
     Mapping,
     Obj,
@@ -101,7 +102,8 @@ class MemoryEval(ArithEval):
                     ro, source = True, f"{qualified} opened with {a.keyword.value}={word}"
             return True, self.new_buffer(node, qualified in mem.aligned, ro, source)
         if qualified in mem.views:
-            return True, first if self.is_buffer(first) else None
+            # a view of the object's own attribute: its address is the caller's (re-rooted at the call)
+            return True, first if self.is_buffer(first) or type(first) is Field else None
         if type(node.func) is cst.BinaryOperation and type(node.func.operator) is cst.Multiply:
             element = self.fa.names.qualify(node.func.left) or ""
             if element.partition(".")[0] in mem.array_type_modules:
@@ -132,7 +134,7 @@ class MemoryEval(ArithEval):
         if mem.descriptor_re is not None and mem.descriptor_re.search(last):
             fields = tuple(sorted(((a.keyword.value, v) for a, v in args if a.keyword is not None), key=_by_name))
             return True, Struct(last, fields)
-        if method and last in mem.close_methods and self.is_buffer(receiver):
+        if method and last in mem.close_methods and (self.is_buffer(receiver) or type(receiver) is Field):
             self.release_buffer(receiver, node, "closed", source_of(node.func.value))  # type: ignore[attr-defined]
             return True, None
         return False, None
@@ -172,7 +174,7 @@ class MemoryEval(ArithEval):
             head, _, tail = path.rpartition(".")
             if attr == tail and type(node.value) is cst.Attribute and node.value.attr.value == head:
                 inner = self.expr(node.value.value)
-                if self.is_buffer(inner) or type(inner) is Param:
+                if self.is_buffer(inner) or type(inner) in (Param, Field):
                     return True, Addr(inner, ())  # a parameter's: placed by the caller (summaries.Derived)
         return False, None
 
@@ -287,7 +289,12 @@ class MemoryEval(ArithEval):
         buffer: Buffer | None = None
         offset: linear.Lin | None = None
         overlap: Overlap | None = None
-        if not addr_done and type(addr) is Addr and isinstance(addr.buffer, Obj) and type(addr.buffer) is not Param:
+        if (
+            not addr_done
+            and type(addr) is Addr
+            and isinstance(addr.buffer, Obj)
+            and type(addr.buffer) not in (Param, Field)
+        ):
             addr_done = True
             buf, offset = addr.buffer, addr.offset
             hs = self.st.heap.get(buf, HState(OWNER))
@@ -352,7 +359,10 @@ class MemoryEval(ArithEval):
                     handler(event, self)
                 break
         owner = self.st.heap.get(buf)
-        if owner is not None and owner.kind == OWNER:
+        if owner is None and type(buf) is Field:
+            # the object's own buffer: its callers release what their object holds (typestate_replay)
+            self.st.heap[buf] = HState(OWNER_DEAD, False, (self.fa.step_of(node, f"the buffer is {how} here"),))
+        elif owner is not None and owner.kind == OWNER:
             self.st.heap[buf] = owner.with_step(OWNER_DEAD, self.fa.step_of(node, f"the buffer is {how} here"))
 
 

@@ -24,7 +24,7 @@ from ownlint import __version__
 from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
 from ownlint.engine import incremental, parsing, positions
-from ownlint.engine.constants import module_constants
+from ownlint.engine.constants import import_constants, module_constants
 from ownlint.engine.events import Unparsable, subscribers
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import collect_names
@@ -179,6 +179,7 @@ def _analyze_project(
         gc.freeze()
     if collecting:
         gc.enable()  # for the analysis's own garbage; the trees are out of its way
+    import_constants([u for u in units if u is not None])
     project = Project([u for u in units if u is not None], models, options, reports)
     if stats is not None:
         project.stats = []

@@ -24,8 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ownlint.engine import linear
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
-from ownlint.engine.values import Addr, Field, Instance, Lent, Obj, Param, Seq, Val
+from ownlint.engine.values import Addr, Field, Instance, Lent, Lin, Obj, Param, Seq, Val
 
 if TYPE_CHECKING:
     from ownlint.engine.model_types import Borrow
@@ -73,6 +74,16 @@ class Derived:
 
 
 @dataclass(frozen=True, slots=True)
+class InField:
+    """An address inside the buffer the callee left in `self.<name>`
+    (`self.base = addressof(from_buffer(self.buf))` next to `self.buf = mmap(...)`):
+    the caller takes it inside what its object's attribute holds after the call."""
+
+    name: str
+    offset: linear.Lin | None
+
+
+@dataclass(frozen=True, slots=True)
 class Lend:
     """A handle the callee borrowed (by `borrow`) from the
     caller's `source` (`get_native(q)` of a parameter or a field): the caller
@@ -105,7 +116,7 @@ class Alive:
     """An owner the caller cannot see: it may be alive."""
 
 
-ValueDesc = None | FromParam | FromField | Fresh | Derived | Lend
+ValueDesc = None | FromParam | FromField | Fresh | Derived | InField | Lend
 OwnerDesc = None | Returned | FromParam | Dead | Alive
 
 
@@ -135,7 +146,10 @@ class Summary:
 EMPTY_OUTCOME = Outcome((), (), (), (), None)
 
 
-def describe_value(v: Val, st: PathState, fields: dict[str, Obj], nparams: int) -> ValueDesc:
+def describe_value(
+    v: Val, st: PathState, fields: dict[str, Obj], nparams: int, left: dict[Obj, str] | None = None
+) -> ValueDesc:
+    """`left`: the objects the callee leaves in its `self.x` (object -> x)."""
     if isinstance(v, Obj):
         if type(v) is Param and v.index < nparams:
             return FromParam(v.index)
@@ -151,6 +165,10 @@ def describe_value(v: Val, st: PathState, fields: dict[str, Obj], nparams: int) 
             return Fresh(hs, describe_owner(hs.owner, st, (), nparams, None))
     if type(v) is Addr and type(v.buffer) is Param and v.buffer.index < nparams:
         return Derived(v)
+    if type(v) is Addr and left and isinstance(v.buffer, Obj) and v.buffer in left:
+        return InField(left[v.buffer], v.offset)
+    if type(v) is Lin and all(name == linear.P or _is_param(name, nparams) for m, _ in v.form for name in m):
+        return Derived(v)  # a linear value over the page size and the parameters
     if type(v) is Lent:
         source = describe_value(v.owner, st, fields, nparams)
         if type(source) is FromParam or type(source) is FromField:
@@ -177,6 +195,11 @@ def describe_owner(
     return Alive()
 
 
+def _is_param(symbol: str, nparams: int) -> bool:
+    index = Param.index_of(symbol)
+    return index is not None and index < nparams
+
+
 def _kind(tag: str) -> str:
     """An owner's kind, for messages: its tag, or "buffer" for host memory."""
     return "buffer" if tag.startswith("buffer:") else tag or "owner"
@@ -198,11 +221,11 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
     rebinds: list[tuple[str, ValueDesc]] = []
     if self_name is not None:
         prefix = f"{self_name}."
-        for key, v in sorted(st.env.items(), key=lambda kv: kv[0]):
-            if key.startswith(prefix):
-                attr = key[len(prefix) :]
-                if fields.get(attr) is not v:
-                    rebinds.append((attr, describe_value(v, st, fields, n)))
+        attrs = sorted((key[len(prefix) :], v) for key, v in st.env.items() if key.startswith(prefix))
+        left = {v: attr for attr, v in attrs if isinstance(v, Obj) and fields.get(attr) is not v}
+        for attr, v in attrs:
+            if fields.get(attr) is not v:
+                rebinds.append((attr, describe_value(v, st, fields, n, left)))
     ret = describe_value(ret_value, st, fields, n)
     return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner))
 

@@ -31,7 +31,7 @@ Where each part lives (this module re-exports what the rest of ownlint uses):
 - typestate_analysis: `FunctionAnalysis`, the driver (budgets, edges,
   reporting);
 - typestate_eval: the evaluator `_Eval`, made of the mixins typestate_names,
-  typestate_exprs, typestate_calls, typestate_adopt, typestate_replay,
+  typestate_exprs, typestate_calls, typestate_adopt, typestate_replay, substitution,
   memory and interop.
 """
 

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine import domain, linear
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Consume
-from ownlint.engine.memvalues import addr_value, as_lin, lin_value
 from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.substitution import SubstituteEval
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     Dead,
@@ -21,14 +20,15 @@ from ownlint.engine.summaries import (
     Fresh,
     FromField,
     FromParam,
+    InField,
     Lend,
     Outcome,
     OwnerDesc,
     Returned,
     ValueDesc,
 )
-from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork
-from ownlint.engine.values import Addr, Const, Lin, Mapping, Obj, Off, OneOf, Param, Val, objects_in
+from ownlint.engine.typestate_base import _Dead, _Fork
+from ownlint.engine.values import Addr, Const, Mapping, Obj, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.model_types import Borrow
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
 
 
-class ReplayEval(EvalBase):
+class ReplayEval(SubstituteEval):
     """Summary application, as a mixin of `_Eval` (`self` is the evaluator)."""
 
     if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
@@ -58,6 +58,7 @@ class ReplayEval(EvalBase):
             inner: Step | None = None,
         ) -> None: ...
         def is_buffer(self, v: Val) -> bool: ...
+        def release_buffer(self, buf: Val, node: cst.CSTNode, how: str, name: str) -> None: ...
         def explicit(self, v: Val) -> bool: ...
         def lend(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: str) -> Val: ...
         def transfer(
@@ -126,66 +127,20 @@ class ReplayEval(EvalBase):
                         continue  # an attribute of a project object that nothing known set
                 spelled = key if fields_at is None else f"{_receiver(node, summary)}.{attr}"
                 self.replay(effect, owner, self.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
+            # every attribute the callee read is its value on entry: materialize all, then bind;
+            # an address inside a buffer the callee left in an attribute comes last
+            values = [
+                (attr, self.materialize(desc, bound, node, summary, f"field {attr}", prefix))
+                for attr, desc in outcome.rebinds
+                if type(desc) is not InField
+            ]
+            for attr, value in values:
+                self.bind(f"{prefix}.{attr}", value)
             for attr, desc in outcome.rebinds:
-                self.bind(f"{prefix}.{attr}", self.materialize(desc, bound, node, summary, f"field {attr}", prefix))
+                if type(desc) is InField:
+                    buf = self.st.env.get(f"{prefix}.{desc.name}")
+                    self.bind(f"{prefix}.{attr}", Addr(buf, desc.offset) if self.is_buffer(buf) else None)
         return ret
-
-    def substitute(self, v: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]]) -> Val:
-        """A callee's value in terms of its parameters, in the caller's terms."""
-        if type(v) is Param and v.index in bound:
-            return bound[v.index][1]
-        if type(v) is Lin and _mentions_param(v.form):
-            form = self.substitute_form(v.form, bound)
-            return lin_value(form) if form is not None else None
-        if type(v) is OneOf:
-            return domain.oneof([self.substitute(x, bound) for x in v.options])
-        if type(v) is Off:
-            outer = bound.get(v.base.index, (None, None))[1] if type(v.base) is Param else None
-            delta = self.substitute_form(v.offset, bound)
-            if type(outer) is Addr:
-                if outer.offset is None or delta is None:
-                    return Addr(outer.buffer, None)
-                return addr_value(outer.buffer, linear.add(outer.offset, delta))
-            if type(outer) is Off and delta is not None:
-                moved = linear.add(outer.offset, delta)
-                return Off(outer.base, moved) if domain.form_fits(moved) else outer.base
-            if type(outer) is Param and delta is not None and _mentions_param(delta):
-                return Off(outer, delta)  # the caller's own parameters: its callers substitute them
-            return outer if isinstance(outer, Obj) and not self.is_buffer(outer) else None
-        if type(v) is Addr and type(v.buffer) is Param:
-            outer = bound.get(v.buffer.index, (None, None))[1]
-            if self.is_buffer(outer):
-                return Addr(outer, v.offset)
-            if type(outer) is Addr and outer.offset is not None and v.offset is not None:
-                return addr_value(outer.buffer, linear.add(outer.offset, v.offset))
-            return None
-        return v
-
-    def substitute_form(
-        self, form: linear.Lin, bound: dict[int, tuple[cst.BaseExpression | None, Val]]
-    ) -> linear.Lin | None:
-        """A form over the callee's parameter symbols, over the caller's values (None: unknown)."""
-        out: linear.Lin = ()
-        for monomial, coeff in form:
-            term: linear.Lin | None = linear.const(coeff)
-            for name in monomial:
-                index = Param.index_of(name)
-                if name == linear.P:
-                    factor: linear.Lin | None = linear.sym(linear.P)
-                elif index is not None and index in bound:
-                    arg = bound[index][1]
-                    factor = as_lin(arg)
-                    if factor is None and isinstance(arg, Obj):
-                        factor = linear.sym(arg.symbol)
-                else:
-                    return None  # an unknown of the callee's own
-                if factor is None or term is None:
-                    return None
-                term = linear.mul(term, factor)
-            if term is None:
-                return None
-            out = linear.add(out, term)
-        return out if domain.form_fits(out) else None
 
     def bind_arguments(
         self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]
@@ -253,6 +208,13 @@ class ReplayEval(EvalBase):
                     self.st.heap[obj] = hs.with_step(
                         CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label)
                     )
+        if effect.kind == OWNER_DEAD and which.startswith("field ") and self.is_buffer(value):
+            self.release_buffer(
+                value,
+                node,
+                f"closed inside `{summary.name}`",
+                source_of(spelled) if isinstance(spelled, cst.CSTNode) else spelled,
+            )
         if effect.kind == FREED:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
             self.free(value, node, spelled, summary, where)
@@ -336,7 +298,7 @@ class ReplayEval(EvalBase):
             if mapping is not None:
                 # the callee mapped what the caller passed: check it here, with the caller's values
                 mapping = Mapping(
-                    self.substitute(mapping.address, bound),
+                    self.substitute(mapping.address, bound, prefix),
                     self.substitute(mapping.size, bound),
                     mapping.read_only_flag,
                     mapping.address_checked,
@@ -392,7 +354,3 @@ def _spelled(
         return f"{_receiver(node, summary)}.{source.name}"
     expr = bound.get(source.index, (None, None))[0]
     return source_of(expr) if expr is not None else summary.params[source.index]
-
-
-def _mentions_param(form: linear.Lin) -> bool:
-    return any(Param.index_of(name) is not None for m, _ in form for name in m)

@@ -16,7 +16,7 @@ A value (`Val`) is one of
 | `Ref(key, value, how)` | `byref(x)` / `pointer(x)` / `addressof(x)`: the variable `key` itself, holding `value` |
 | `Prop(name)` | a property object of an interop constructor (`property.buffer.use_host_ptr`) |
 | `Addr(buffer, offset)` | an address inside a buffer object, at a linear offset (None: unknown) |
-| `Off(base, offset)` | a parameter plus a linear offset over the parameters (`base + first * P`), for summaries |
+| `Off(base, offset)` | a parameter plus a linear offset over the parameters (`base + first * P`), or a method's `self.x` plus a linear offset, for summaries |
 | `BufRef(buffer)` | a ctypes view of a buffer (`c_char.from_buffer(b)`) |
 | `AIface(buffer, depth)` | `arr.__array_interface__`, indexed `depth` times |
 | `Struct(type, fields)` | a ctypes descriptor and its fields, by value |
@@ -190,7 +190,8 @@ class Addr:
 @dataclass(frozen=True, slots=True)
 class Off:
     """`base + offset` where `base` is a parameter and `offset` mentions parameters
-    (their symbols): a caller substitutes its arguments into both (typestate_replay).
+    (their symbols), or `base` is a method's `self.x` (`Field`): a caller
+    substitutes its arguments (its object's attributes) into both (substitution).
     For everything else it is `base` itself (pointer arithmetic derives from it)."""
 
     base: Obj

@@ -3,11 +3,11 @@ ended by a call naming their start address (`[[unmap]]`).
 
 A map call makes a mapping object at the call (typestate LIVE, its range in
 `HState.mapping`, tagged `map:<kind>`). A new mapping that overlaps a live one
-of the same kind is a `MappingMade` event with its `Overlap` (the memmap
-checker's OWN301). An unmap call ends the live mapping of the kinds it ends
+of the same kind is a `MappingMade` event with its `Overlap` (for the memory
+mapping checker). An unmap call ends the live mapping of the kinds it ends
 that starts at its address (a `Release` of the mapping object); where none is
 live and one was ended before on the path, the release is of that ended one
-(OWN201). The address itself is not released: the memory, or the reserved
+(a second release, for the lifetime checker). The address itself is not released: the memory, or the reserved
 address range, is still there.
 
 Addresses are compared as a base and an offset: an address inside a buffer

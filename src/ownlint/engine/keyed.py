@@ -7,7 +7,7 @@ creations allow n releases), and `given:<k>` once a counted release gave its
 reference back while others remain (the handle is still valid: all of them
 name one object). A keyed release ends the last live reference: every
 handle of the key is freed then. With none live and one freed already on the
-path, the release is a release of that one again (OWN201). The key itself is
+path, the release is a release of that one again (a second release). The key itself is
 no handle: using it after the release is fine.
 
 The key is a tracked object (a local bound once, a parameter) or a constant;

@@ -26,3 +26,16 @@ def test_rule_documents_are_generated() -> None:
     for rule in all_rules().values():  # every help link lands on its section
         assert f"\n## {rule.code} {rule.name}\n" in docs.read_text(encoding="utf-8")
         assert rule.help_uri.endswith(f"docs/rules.md#{rule.code.lower()}-{rule.name}")
+
+
+def test_nothing_in_src_cites_documents_users_do_not_have() -> None:
+    """The specification documents (API.md, RULES.md, STYLE.md) are not shipped:
+    text a user reads cites public specifications and the rule's page only."""
+    src = README.parent / "src" / "ownlint"
+    cited = [
+        f"{path.relative_to(src)}:{n}"
+        for path in sorted(src.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if any(doc in line for doc in ("API.md", "RULES.md", "STYLE.md"))
+    ]
+    assert cited == []

@@ -84,8 +84,8 @@ waiting every submission. An explicit free or close of memory in flight is
 not reported yet.
 """,
     references="""
-API.md section 4, "Asynchronous submission".
-dpctl: `SyclQueue.submit_async`, `memcpy_async`, `_submit_keep_args_alive`.
+dpctl: `SyclQueue.submit_async`, `memcpy_async`, `_submit_keep_args_alive`; SYCL 2020: event and queue
+`wait()`.
 """,
 )
 

@@ -6,7 +6,7 @@ and returns a `Status` that remembers them; a branch that tests the status
 the side where the call failed the effects are undone (for each object the
 call changed, where its state is still the one the call left). Every name
 holding that status then holds the decided outcome, so a later test of the
-same status is correlated with the first (RULES.md, paths).
+same status is correlated with the first, as branches on one unchanged local are.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ class Return:
     state: HState
     owner_dies: bool
     node: cst.Return
-    spelled: str | None
+    spelled: str | cst.CSTNode | None  # a node: its text, printed only if reported
     step: Step  # "its owner dies when the function returns"
 
 
@@ -234,7 +234,7 @@ class ReturnMapping:
 
     mapping: HState
     node: cst.Return
-    spelled: str | None
+    spelled: str | cst.CSTNode | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +243,7 @@ class DanglingLink:
     local that dies with the frame) is read by a call or returned."""
 
     node: cst.CSTNode
-    target: str | None  # the linked structure's type, when known
+    target: str | cst.CSTNode | None  # the linked structure's type, when known (returned: what is returned)
     returned: bool
 
 

@@ -29,7 +29,7 @@ from ownlint.engine.cfg import source_of
 from ownlint.engine.events import AdoptCall, Consume, Export, Store, ToThread
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
-from ownlint.engine.state import CONSUMED, LIVE, HState
+from ownlint.engine.state import CONSUMED, LIVE, LIVE_STATE, HState
 from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Addr, BufRef, Dict, Field, Obj, Param, Seq, Val, objects_in
 
@@ -78,10 +78,10 @@ class InteropEval(EvalBase):
 
     def tagged(self, v: Val, tag: str) -> bool:
         objs = _objs(v)
-        return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).tag == tag
+        return len(objs) == 1 and self.st.heap.get(objs[0], LIVE_STATE).tag == tag
 
     def explicit(self, v: Val) -> bool:
-        return any(self.st.heap.get(o, HState(LIVE)).prov == "explicit" for x in _elements(v) for o in _objs(x))
+        return any(self.st.heap.get(o, LIVE_STATE).prov == "explicit" for x in _elements(v) for o in _objs(x))
 
     def new_tagged(self, node: cst.CSTNode, tag: str, label: str) -> Obj:
         obj = self.fa.site_object(node, "tagged")
@@ -140,7 +140,7 @@ class InteropEval(EvalBase):
             if obj.on_entry and (hs is None or hs.kind != CONSUMED):
                 # a parameter may be a capsule: the callers replay this consumption
                 step = self.fa.step_of(node, "consumed here")
-                self.st.heap[obj] = (hs or HState(LIVE)).with_step(CONSUMED, step)
+                self.st.heap[obj] = (hs or LIVE_STATE).with_step(CONSUMED, step)
                 continue
             if hs is None or hs.tag != "capsule":
                 continue
@@ -185,7 +185,7 @@ class InteropEval(EvalBase):
         if not isinstance(result, Obj):
             result = self.fa.site_object(node, "explicit")
             self.forget(result)
-        hs = self.st.heap.get(result, HState(LIVE))
+        hs = self.st.heap.get(result, LIVE_STATE)
         self.st.heap[result] = hs.but(prov="explicit", story=(*hs.story, self.fa.step_of(node, step_label)))
         return result
 
@@ -193,7 +193,7 @@ class InteropEval(EvalBase):
         """Made on a parameter or field this function knows nothing of: explicit
         if the caller's is (`HState.prov` "of:param:<i>" / "of:field:<name>",
         resolved by `typestate_replay.materialize`)."""
-        sources = [o for v in carried for o in _objs(v) if o.on_entry and not self.st.heap.get(o, HState(LIVE)).prov]
+        sources = [o for v in carried for o in _objs(v) if o.on_entry and not self.st.heap.get(o, LIVE_STATE).prov]
         if len(sources) != 1 or (result is not None and not isinstance(result, Obj)):
             return result
         src = sources[0]
@@ -203,7 +203,7 @@ class InteropEval(EvalBase):
         if result is None:
             result = self.fa.site_object(node, "explicit")
             self.forget(result)
-        hs = self.st.heap.get(result, HState(LIVE))
+        hs = self.st.heap.get(result, LIVE_STATE)
         if hs.prov:
             return result
         self.st.heap[result] = hs.but(prov=prov)
@@ -249,7 +249,7 @@ class InteropEval(EvalBase):
             return
         host = (type(handle) is Addr and not isinstance(handle.buffer, Param)) or type(handle) is BufRef
         if isinstance(handle, Obj):
-            host = parse_tag(self.st.heap.get(handle, HState(LIVE)).tag) is not None
+            host = parse_tag(self.st.heap.get(handle, LIVE_STATE).tag) is not None
         event = AdoptCall(adopt, node, host, tuple(args))
         for handler in handlers:
             handler(event, self)

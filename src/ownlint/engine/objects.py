@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
-from ownlint.engine.state import FREED, LIVE, HState
+from ownlint.engine.state import FREED, LIVE_STATE, HState
 from ownlint.engine.typestate_base import EvalBase, _index
 from ownlint.engine.values import Field, Instance, Val, objects_in
 
@@ -135,7 +135,7 @@ class ObjectsEval(EvalBase):
         `how` (the env key), so only while that attribute still holds them."""
         step = self.fa.step_of(node, label)
         for o in objects_in(value):
-            hs = self.st.heap.get(o, HState(LIVE))
+            hs = self.st.heap.get(o, LIVE_STATE)
             if hs.kind != FREED and not hs.at_death:
                 self.st.heap[o] = hs.with_step(hs.kind, step, at_death=how)
 

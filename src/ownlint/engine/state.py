@@ -155,6 +155,10 @@ class HState:
         )
 
 
+# the typestate of an object nothing has happened to (the heap leaves it out);
+# one shared instance, HState being immutable
+LIVE_STATE = HState(LIVE)
+
 # what identifies a path state in a StateSet: its env and heap, as sets of items
 StateKey = tuple[frozenset[tuple[str, Val]], frozenset[tuple[Obj, HState]]]
 

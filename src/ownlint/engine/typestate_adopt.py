@@ -11,7 +11,7 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import THREAD_SAFE, BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
-from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Const, Dict, Lent, Obj, Sym, Val, objects_in
 
@@ -87,7 +87,7 @@ class AdoptEval(EvalBase):
             self.guarded(qualified, adopt.ownership.guard_modules)
             or record
             or any(a.keyword is not None and a.keyword.value in adopt.ownership.keywords for a, _ in args)
-            or any(self.st.heap.get(o, HState(LIVE)).tag == "native" for o in objects_in(handle))
+            or any(self.st.heap.get(o, LIVE_STATE).tag == "native" for o in objects_in(handle))
         )
         if not interop:
             return None
@@ -96,14 +96,14 @@ class AdoptEval(EvalBase):
         owner = self.new_owner(node, adopt.owner_kind, "made here")
         spelled = spelled_node
         for obj in objects_in(handle):
-            hs = self.st.heap.get(obj, HState(LIVE))
+            hs = self.st.heap.get(obj, LIVE_STATE)
             if hs.reported:
                 continue
             if mode == "transfer":
                 self.transfer(obj, owner, node, spelled)
             elif mode == "keep":
                 self.use(obj, node, spelled)
-                hs = self.st.heap.get(obj, HState(LIVE))
+                hs = self.st.heap.get(obj, LIVE_STATE)
                 if not hs.reported and hs.kind in (LIVE, KEPT):
                     self.st.heap[obj] = hs.with_step(
                         KEPT, self.fa.step_of(node, "adopted with `keep` here"), owner=owner
@@ -111,7 +111,7 @@ class AdoptEval(EvalBase):
                     self.st.heap[owner] = self.st.heap[owner].but(owner=obj)
             else:  # unknown ownership: nothing may rest on it
                 self.use(obj, node, spelled)
-                if not self.st.heap.get(obj, HState(LIVE)).reported:
+                if not self.st.heap.get(obj, LIVE_STATE).reported:
                     self.st.heap.pop(obj, None)
         return owner
 
@@ -124,7 +124,7 @@ class AdoptEval(EvalBase):
         via: Summary | None = None,
         inner: Step | None = None,
     ) -> None:
-        hs = self.st.heap.get(obj, HState(LIVE))
+        hs = self.st.heap.get(obj, LIVE_STATE)
         if hs.reported:
             return
         event = Transfer(obj, hs, node, spelled, via, inner)

@@ -13,7 +13,7 @@ from ownlint.engine.events import Release, Use
 from ownlint.engine.model_types import AddressMap, Unmap
 from ownlint.engine.models import Adopt, Borrow, Create, MapCall
 from ownlint.engine.models import Release as Release_
-from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import EvalBase, _deref, _index, target_key
 from ownlint.engine.values import Addr, BufRef, Dict, Instance, Mapping, Obj, Prop, Ref, Seq, Sym, Val, objects_in
 
@@ -270,7 +270,7 @@ class CallEval(EvalBase):
 
     def is_owner(self, value: Val) -> bool:
         objs = objects_in(value)
-        return len(objs) == 1 and self.st.heap.get(objs[0], HState(LIVE)).kind in (OWNER, OWNER_DEAD)
+        return len(objs) == 1 and self.st.heap.get(objs[0], LIVE_STATE).kind in (OWNER, OWNER_DEAD)
 
     def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool:
         """The precision guard: the callee's module is an interop module (`interop-modules`)."""
@@ -306,7 +306,7 @@ class CallEval(EvalBase):
                 for handler in handlers:
                     handler(event, self)
             if obj.on_entry and (hs is None or (hs.first is None and hs.kind not in (FREED, TRANSFERRED, BORROWED))):
-                self.st.heap[obj] = (hs or HState(LIVE)).with_first("use", self.fa.step_of(node, "used here"))
+                self.st.heap[obj] = (hs or LIVE_STATE).with_first("use", self.fa.step_of(node, "used here"))
 
     def free(
         self,
@@ -317,7 +317,7 @@ class CallEval(EvalBase):
         inner: Step | None = None,
     ) -> None:
         for obj in objects_in(value):
-            hs = self.st.heap.get(obj, HState(LIVE))
+            hs = self.st.heap.get(obj, LIVE_STATE)
             if hs.reported:
                 continue
             owner = self.st.heap.get(hs.owner) if hs.owner is not None else None

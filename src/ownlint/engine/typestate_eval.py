@@ -23,7 +23,7 @@ from ownlint.engine.iteration import IterationEval
 from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memory import MemoryEval
 from ownlint.engine.objects import ObjectsEval
-from ownlint.engine.state import LIVE, HState, Step
+from ownlint.engine.state import LIVE_STATE, Step
 from ownlint.engine.typestate_adopt import AdoptEval
 from ownlint.engine.typestate_base import RawViolation, literal
 from ownlint.engine.typestate_calls import CallEval
@@ -76,7 +76,7 @@ class _Eval(
     ) -> None:
         """A checker's finding on this path (see events.Findings)."""
         if obj is not None:
-            hs = self.st.heap.get(obj, HState(LIVE))
+            hs = self.st.heap.get(obj, LIVE_STATE)
             self.st.heap[obj] = hs.mark_reported()
             story = hs.story + story
         if self.fa.violations is not None:

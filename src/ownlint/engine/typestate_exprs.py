@@ -13,7 +13,7 @@ import libcst as cst
 from ownlint.engine import domain, status
 from ownlint.engine.cfg import may_raise, source_of
 from ownlint.engine.events import DanglingLink, Return, ReturnMapping
-from ownlint.engine.state import FREED, LIVE, OWNER, OWNER_DEAD, HState, Step
+from ownlint.engine.state import FREED, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, HState, Step
 from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork, _names_in, fold, literal, target_key
 from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Status, Struct, Sym, Val, objects_in
 
@@ -159,7 +159,7 @@ class ExprEval(EvalBase):
         handled, value = self.memory_subscript(base, index)
         if handled:
             return value
-        if isinstance(base, Obj) and self.st.heap.get(base, HState(LIVE)).prov == "explicit":
+        if isinstance(base, Obj) and self.st.heap.get(base, LIVE_STATE).prov == "explicit":
             view = self.fa.site_object(node, "view")  # a slice or view keeps the context
             self.forget(view)
             self.st.heap[view] = HState(LIVE, False, self.st.heap[base].story, prov="explicit")
@@ -316,15 +316,16 @@ class ExprEval(EvalBase):
     def returned_memory(self, value: Val, node: cst.Return, returned: set[Obj]) -> None:
         """A returned descriptor linking to a local (`DanglingLink`), or a returned
         live mapping of a local buffer that dies with the frame (`ReturnMapping`)."""
-        leaving = {k for k in self.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
-        spelled = source_of(node.value) if node.value else None
-        for struct, _ in self.chain(value):
-            link = struct.get(self.models.memory.chain_field)
-            if self.dangling_link(link, leaving):
-                event = DanglingLink(node, spelled, returned=True)
-                for handler in self.on["dangling_link"]:
-                    handler(event, self)
-                break
+        chain = self.chain(value)
+        if chain:
+            leaving = {k for k in self.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
+            for struct, _ in chain:
+                link = struct.get(self.models.memory.chain_field)
+                if self.dangling_link(link, leaving):
+                    event = DanglingLink(node, node.value, returned=True)
+                    for handler in self.on["dangling_link"]:
+                        handler(event, self)
+                    break
         for obj in returned:
             hs = self.st.heap.get(obj)
             m = hs.mapping if hs is not None else None
@@ -334,7 +335,7 @@ class ExprEval(EvalBase):
                 buf = m.address.buffer
                 bh = self.st.heap.get(buf)
                 if bh is not None and bh.kind == OWNER and not bh.escaped and not buf.on_entry and buf not in returned:
-                    mapping_event = ReturnMapping(hs, node, spelled)
+                    mapping_event = ReturnMapping(hs, node, node.value)
                     for handler in self.on["return_mapping"]:
                         handler(mapping_event, self)
 
@@ -358,7 +359,7 @@ class ExprEval(EvalBase):
                 and (owner.kind == OWNER_DEAD or (owner.kind == OWNER and not owner.escaped))
             )
             step = self.fa.step_of(node, "its owner dies when the function returns")
-            event = Return(obj, hs, dies, node, source_of(node.value) if node.value else None, step)
+            event = Return(obj, hs, dies, node, node.value, step)
             for handler in handlers:
                 handler(event, self)
         self.escape(value)

@@ -11,7 +11,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Consume
-from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.substitution import SubstituteEval
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
@@ -224,7 +224,7 @@ class ReplayEval(SubstituteEval):
                 if effect.kind == TRANSFERRED:
                     self.transfer(obj, owner_obj, node, spelled, summary, last)
                 else:
-                    hs = self.st.heap.get(obj, HState(LIVE))
+                    hs = self.st.heap.get(obj, LIVE_STATE)
                     if not hs.reported and hs.kind in (LIVE, KEPT):
                         step = (
                             Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`", last.stmt)

@@ -6,7 +6,10 @@
 Every copy holds each file of `tests/fixtures/**/*.py` once (except the
 stress tests of `tests/fixtures/terminates/`: functions generated to run near
 their analysis budget, which measure the budget, not ownlint's speed on the
-code people write), so every file is
+code people write, and the fixtures of a directory that holds its own
+`models.toml`: they exercise a model file of their own, which a plain
+`ownlint check` of the corpus does not load, so their `# E:` comments could
+not hold), so every file is
 full of calls that ownlint's models describe (Level Zero, SYCL interop, dpctl,
 DLPack, mmap). Within copy `k` the project's own identifiers get the copy's
 suffix (`release` -> `release_k3q7`): function and method names (at their
@@ -90,10 +93,15 @@ class CorpusInfo:
     verbatim: int = 0  # files copied without renaming (they do not parse)
 
 
+def _own_model(path: Path, root: Path) -> bool:
+    """Whether a directory between `root` and `path` holds a `models.toml` (tests/test_fixtures.py loads it)."""
+    return any((d / "models.toml").is_file() for d in path.parents if d != root and d.is_relative_to(root))
+
+
 def load_fixtures(root: Path = FIXTURES) -> list[Fixture]:
     fixtures = []
     for path in sorted(root.rglob("*.py")):
-        if path.relative_to(root).parts[0] in STRESS:
+        if path.relative_to(root).parts[0] in STRESS or _own_model(path, root):
             continue
         text = path.read_text(encoding="utf-8")
         try:
@@ -257,10 +265,14 @@ def collect_names(fixtures: list[Fixture]) -> Names:
 class _Renamer(cst.CSTTransformer):
     """Renames one copy's identifiers; which `Name` nodes may change depends on where they stand."""
 
-    def __init__(self, names: Names, local_names: frozenset[str], suffix: str) -> None:
+    def __init__(
+        self, names: Names, local_names: frozenset[str], suffix: str, modules: frozenset[str] = frozenset()
+    ) -> None:
         self.names = names
         self.local_names = local_names
         self.suffix = suffix
+        self.modules = modules  # top-level modules beside this file: their files get the suffix
+        self._module_names: set[int] = set()  # `from MODULE import ...` of one of them
         self._only_callables: set[int] = set()  # attribute names, imported names
         self._keywords_renamed: set[int] = set()  # keyword arguments of calls to project functions
         self._kept: set[int] = set()  # other keyword arguments, pattern keywords
@@ -268,6 +280,10 @@ class _Renamer(cst.CSTTransformer):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._only_callables.add(id(node.attr))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if not node.relative and isinstance(node.module, cst.Name) and node.module.value in self.modules:
+            self._module_names.add(id(node.module))
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         if isinstance(node.name, cst.Name):
@@ -288,6 +304,8 @@ class _Renamer(cst.CSTTransformer):
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
         key = id(original_node)
         name = original_node.value
+        if key in self._module_names:
+            return updated_node.with_changes(value=name + self.suffix)
         if key in self._kept:
             return updated_node
         if key in self._keywords_renamed:
@@ -302,11 +320,14 @@ class _Renamer(cst.CSTTransformer):
         return updated_node.with_changes(value=name + self.suffix)
 
 
-def rename_fixture(fixture: Fixture, names: Names, suffix: str) -> tuple[str, int]:
-    """The fixture's text with this copy's suffix, and how many distinct identifiers changed."""
+def rename_fixture(
+    fixture: Fixture, names: Names, suffix: str, modules: frozenset[str] = frozenset()
+) -> tuple[str, int]:
+    """The fixture's text with this copy's suffix, and how many distinct identifiers changed;
+    `modules`: the modules outside any package beside it, whose files `renamed_path` renames."""
     if fixture.module is None:
         return fixture.text, 0
-    renamer = _Renamer(names, names.locals_by_file.get(fixture.relpath, frozenset()), suffix)
+    renamer = _Renamer(names, names.locals_by_file.get(fixture.relpath, frozenset()), suffix, modules)
     return fixture.module.visit(renamer).code, len(renamer.renamed)
 
 
@@ -360,13 +381,17 @@ def generate(out: Path, copies: int, seed: int = DEFAULT_SEED) -> CorpusInfo:
     fixtures = load_fixtures()
     names = collect_names(fixtures)
     packages = {f.relpath.parent.name for f in fixtures if f.relpath.name == "__init__.py"}
+    modules: dict[Path, set[str]] = {}  # directory -> its modules outside any package
+    for f in fixtures:
+        if not any(p in packages for p in f.relpath.parent.parts):
+            modules.setdefault(f.relpath.parent, set()).add(f.relpath.stem)
     info = CorpusInfo(copies=copies)
     rng = random.Random(seed + 1)
     for k, suffix in enumerate(copy_suffixes(copies, seed)):
         order = list(fixtures)
         rng.shuffle(order)
         for fixture in order:
-            text, renamed = rename_fixture(fixture, names, suffix)
+            text, renamed = rename_fixture(fixture, names, suffix, frozenset(modules.get(fixture.relpath.parent, ())))
             target = out / f"c{k:04d}" / renamed_path(fixture.relpath, names, suffix, packages)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")

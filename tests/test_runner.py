@@ -300,14 +300,23 @@ def test_the_collector_is_handed_back_as_it_was(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_words_of_finds_trigger_words_not_their_longer_relatives() -> None:
-    """A plain file has no trigger word; one that only names `zeMemFreeLater`
-    passes the substring test but names no modelled API, and is in no component."""
-    sources = fixture_sources() + files(plain=PLAIN, mention="zeMemFreeLater = 1\n")
+    """A plain file has no trigger word, nor has one that only names
+    `zeMemFreeLater` (a longer relative of `zeMemFree`) or only `zeros` and
+    `ones` (trigger words only with their packages' names, cupy's or dpnp's):
+    none of them is in a component; a file calling `dpnp.empty` after `import dpnp` is."""
+    sources = fixture_sources() + files(
+        plain=PLAIN,
+        mention="zeMemFreeLater = 1\n",
+        common="a1 = zeros(3)\na2 = ones(2)\n",
+        packaged="import dpnp\nx = dpnp.empty(3)\n",
+    )
     triggers = prefilter.Triggers(MODELS)
     first = [triggers.words_of(f.source) for f in sources]
-    assert first[-2] is None and first[-1] is not None and not triggers.names(sources[-1].source, first[-1])
+    assert first[-4:-1] == [None, None, None] and first[-1] is not None
+    assert triggers.names(sources[-1].source, first[-1])
     selected = {i for component in prefilter.select(sources, MODELS) for i in component}
-    assert len(sources) - 2 not in selected and len(sources) - 1 not in selected
+    n = len(sources)
+    assert selected & {n - 4, n - 3, n - 2} == set() and n - 1 in selected
 
 
 def run_script(script: str, cwd: Path) -> str:

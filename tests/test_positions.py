@@ -258,3 +258,81 @@ def test_the_analysis_hints_every_node_it_reports(path: Path, monkeypatch: pytes
     monkeypatch.setattr(positions, "_header", lambda stmt: pytest.fail(f"searched for a node in {type(stmt).__name__}"))
     result = api.check_paths([str(path)], default_config(), jobs=1, use_cache=False)
     assert not [e for e in result.errors if "internal error" in e.message]
+
+
+ONE_LINE_STATEMENTS = '''"""A module whose statements each take one line
+(but this docstring).
+"""
+import ze
+
+
+@ze.deco
+# a comment between
+def first(ctx, p):
+    ze.zeMemFree(ctx, p)  # a comment
+    try:
+        ze.a(p)
+    except ValueError:
+        ze.b(p)
+    else:
+        ze.c(p)
+
+    finally:
+        ze.d(p)
+    for q in ze.items(p):
+        ze.e(q)
+    else:
+        ze.f(p)
+    while ze.g(p):
+        x = 1; ze.h(x)
+    with ze.ctx(p) as c:
+        ze.i(c)
+    if p:
+        ze.j(p)
+    elif q:
+        ze.k(p)
+    else:
+        ze.m(p)
+    match p:
+        case 1:
+            ze.n(p)
+    # the end of the body
+
+
+class Holder:
+    """One line."""
+
+    def release(self, ctx, p):
+        ze.zeMemFree(ctx, p)
+'''
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_where_every_statement_takes_one_line_only_those_lines_are_parsed(
+    newline: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted from libcst's tree, the lines add up to the file's: each hinted
+    statement's own line is parsed, and nothing else."""
+    source = ONE_LINE_STATEMENTS.replace("\n", newline)
+    parsed: list[str] = []
+    real = positions.ast.parse
+    monkeypatch.setattr(positions.ast, "parse", lambda text, *a, **k: parsed.append(text) or real(text, *a, **k))
+    fast, expected = hinted_spans(source, (cst.Call,))
+    assert fast == expected and len(fast) == 17
+    assert len(parsed) == 1 and "ze.k(p)" in parsed[0]
+    assert "else:" not in parsed[0] and "# the end" not in parsed[0]  # as cutting at definitions would
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        ONE_LINE_STATEMENTS.replace("elif q:", "elif ze.q(p):"),  # an `elif` does not parse alone
+        ONE_LINE_STATEMENTS.replace("    if p:\n        ze.j(p)\n", "    if p: ze.j(p)\n"),  # a suite
+        ONE_LINE_STATEMENTS.replace("ze.a(p)", "ze.a(\n            p)"),  # the lines do not add up
+        ONE_LINE_STATEMENTS.replace("    try:", "    x = '''\n    try:\n'''\n    try:"),
+    ],
+    ids=["elif", "suite", "continued", "string"],
+)
+def test_files_not_cut_into_lines_are_placed_all_the_same(source: str) -> None:
+    fast, expected = hinted_spans(source)
+    assert fast == expected and len(fast) > 30

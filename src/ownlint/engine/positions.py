@@ -41,6 +41,7 @@ with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are
     from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ownlint.diagnostics import Span
+from ownlint.engine.line_pieces import _line_pieces
 from ownlint.engine.pairing import _AST_VALUED, _KINDS, NotFound, _by_order, _header_roots, _nested, _pairs
 from ownlint.engine.sections import _sections
 from ownlint.engine.walk import children
@@ -228,7 +229,8 @@ def spans(
 
     cut = None
     if tree is None and wanted and None not in wanted.values():
-        cut = _sections(module, lines, set(wanted.values()))  # type: ignore[arg-type]
+        hints: set[cst.CSTNode] = set(wanted.values())  # type: ignore[arg-type]
+        cut = _line_pieces(module, lines, hints) or _sections(module, lines, hints)
     roots, holders = cut if cut is not None else (whole_file(), None)
 
     # first the hinted nodes, each in its statement alone

@@ -63,3 +63,31 @@ def test_exact_type_tests_name_classes_without_subclasses() -> None:
     assert {"Name", "Call", "FunctionDef"} <= names  # the pattern finds them
     with_subclasses = {n: [c.__name__ for c in getattr(cst, n).__subclasses__()] for n in names}
     assert {n: s for n, s in with_subclasses.items() if s} == {}
+
+
+# private names ownlint reads on something other than `self` or `cls`: its own
+# StateSet's helpers (state.py) and the interpreter's documented `os._exit`
+OWN_PRIVATE = {("out", "_add"), ("out", "_bound"), ("os", "_exit")}
+
+
+def test_no_reach_into_libcst_s_internals() -> None:
+    """ownlint imports only libcst's public packages and reads no private
+    (`_name`) attribute of anything but its own objects: libcst's
+    `_codegen`, a provider's `_computed` and the like change without notice
+    between the versions users install."""
+    import ast
+
+    imports: set[str] = set()
+    private: set[tuple[str, str]] = set()
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "libcst":
+                imports.add(node.module)
+            elif isinstance(node, ast.Import):
+                imports.update(a.name for a in node.names if a.name.split(".")[0] == "libcst")
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                base = node.value.id if isinstance(node.value, ast.Name) else type(node.value).__name__
+                if base not in ("self", "cls"):
+                    private.add((base, node.attr))
+    assert imports <= {"libcst", "libcst.metadata"}
+    assert private <= OWN_PRIVATE, private - OWN_PRIVATE

@@ -402,3 +402,11 @@ def test_a_qualified_model_name_triggers_only_with_its_package() -> None:
     aliased = SourceFile("aliased.py", "from dpnp import empty as make\n\n\ndef g(n):\n    return make(n)\n")
     assert prefilter.select([plain], MODELS) == []
     assert prefilter.select([plain, dpnp_user, aliased], MODELS) == [[1], [2]]
+
+
+def test_a_file_that_only_chains_descriptors_is_analysed() -> None:
+    """A module of descriptor helpers names no modelled function, only the
+    chain field: a returned descriptor whose `pNext` points at a local dangles
+    (OWN305) all the same, so the chain field is a trigger word."""
+    source = (FIXTURES / "memmap" / "06_own305_descriptor_helpers_only.py").read_text(encoding="utf-8")
+    assert prefilter.select(files(helpers=source, plain=PLAIN), MODELS) == [[0]]

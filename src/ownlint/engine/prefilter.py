@@ -40,6 +40,9 @@ def trigger_words(models: ModelSet) -> frozenset[str]:
     words |= caps.producer_methods | caps.producer_functions | caps.consumers | caps.export_functions
     words |= models.host_task.native_mem_methods
     words |= models.environment.deprecated
+    # a descriptor chain can dangle without any modelled call (a returned
+    # descriptor whose `pNext` points at a local structure)
+    words.add(models.memory.chain_field)
     return frozenset(w for w in words if w)
 
 

@@ -336,3 +336,22 @@ def test_where_every_statement_takes_one_line_only_those_lines_are_parsed(
 def test_files_not_cut_into_lines_are_placed_all_the_same(source: str) -> None:
     fast, expected = hinted_spans(source)
     assert fast == expected and len(fast) > 30
+
+
+@pytest.mark.parametrize("source", ["", "\n", "x = 1", "x = 1\n\n\n", "if x:\r\n    pass\r\n", TWO_FUNCTIONS])
+def test_the_module_is_placed_from_its_text(monkeypatch: pytest.MonkeyPatch, source: str) -> None:
+    """A module-level scope's note asks for the module's own span, with no
+    statement to hint: it is placed from the text alone (as libcst places
+    it), and asks for no parse, nor keeps the hinted nodes beside it from
+    taking the cut way (a whole-file `PositionProvider` on every file cost
+    two thirds of a one-component run of the dense corpus)."""
+    parsed: list[str] = []
+    real = positions.ast.parse
+    monkeypatch.setattr(positions.ast, "parse", lambda text, *a, **k: parsed.append(text) or real(text, *a, **k))
+    module = cst.parse_module(source)
+    calls = [n for n in walk(module) if isinstance(n, cst.Call)]
+    stmts = statement_of(module)
+    fast = positions.spans(module, source, {module: None, **{c: stmts[c] for c in calls}})
+    expected = slow(module)
+    assert fast == {n: expected[n] for n in (module, *calls)}
+    assert all(text != source for text in parsed) if calls else parsed == []

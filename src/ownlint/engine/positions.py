@@ -122,6 +122,12 @@ def spans(
     `tree` given, only the parts of the file that hold the hinted statements
     are parsed (see `_sections`)."""
     lines = split_lines(source)  # only \n, \r\n and \r end a line, as for the parser
+    out: dict[cst.CSTNode, Span] = {}
+    if module in wanted:  # the module itself (a module-level scope's note) spans the text: as libcst places it
+        out[module] = Span(1, 1, len(lines) + 1 if source else 1, 1)
+        wanted = {n: stmt for n, stmt in wanted.items() if n is not module}
+        if not wanted:
+            return out
     whole: list[tuple[list[cst.CSTNode], list[ast.stmt], int]] = []
 
     def whole_file() -> list[tuple[list[cst.CSTNode], list[ast.stmt], int]]:
@@ -137,8 +143,6 @@ def spans(
         if text.isascii():  # a byte is a character
             return min(byte_col, len(text))
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-    out: dict[cst.CSTNode, Span] = {}
 
     def place(stmt: cst.CSTNode, node: ast.stmt, off: int, nodes: Iterable[cst.CSTNode]) -> list[cst.CSTNode]:
         """Places `nodes` (in `stmt`'s header, paired with `node`, whose lines are

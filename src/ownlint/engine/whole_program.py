@@ -67,6 +67,7 @@ class Project:
         self.scopes: dict[int, list[Scope]] = {}
         self.functions: dict[str, tuple[Unit, Scope]] = {}
         self.by_last_name: dict[str, list[str]] = {}
+        self.by_suffix: dict[str, str | None] = {}  # `_target`'s match of a dotted callee by suffix, once each
         self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
         self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
         self.summaries: dict[str, Summary] = {}
@@ -288,10 +289,13 @@ class Project:
         elif qualified in self.functions:
             target = qualified
         elif "." in qualified and not qualified.startswith(("?", "self.")):
-            # the checked tree's root may differ from the import root: match by suffix
-            candidates = self.by_last_name.get(qualified.rpartition(".")[2], ())
-            ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
-            target = ends[0] if len(ends) == 1 else None
+            # the checked tree's root may differ from the import root: match by suffix (a common
+            # last name has many candidates, and the same call is evaluated on every path)
+            if qualified not in self.by_suffix:
+                candidates = self.by_last_name.get(qualified.rpartition(".")[2], ())
+                ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
+                self.by_suffix[qualified] = ends[0] if len(ends) == 1 else None
+            target = self.by_suffix[qualified]
         return target
 
 

@@ -91,16 +91,6 @@ def _numbers(text: str, words: tuple[str, ...]) -> list[str]:
     return [tokens[tokens.index(w) - 1] for w in words]
 
 
-def stdlib_corpus(target: Path) -> tuple[int, int, int]:
-    root, files = run.stdlib_files()
-    for path in files:
-        copy = target / path.relative_to(root)
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, copy)
-    count, lines = run.count_lines(target)
-    return count, lines, 0
-
-
 def findings(m: run.Measurement) -> str:
     try:
         summary = json.loads(m.stdout)["summary"]
@@ -135,7 +125,9 @@ def main() -> int:
         }
         corpus = workspace / "corpus"
         if args.corpus == "stdlib":
-            files, lines, expected = stdlib_corpus(corpus)
+            stdlib = run.make_stdlib(workspace, 1.0)
+            stdlib.path.rename(corpus)
+            files, lines = stdlib.files, stdlib.lines
             what = "the standard library"
         else:
             source = REPO

@@ -30,7 +30,7 @@ owner die.
 
 The rest of the state is finite too: path conditions are keyed by the
 function's names; the set of path states at a point is bounded
-(`state.MAX_PATHS`); and loop heads widen (`state.StateSet.widen`, run by the
+(`stateset.MAX_PATHS`); and loop heads widen (`stateset.StateSet.widen`, run by the
 solver after `LOOP_VISITS` visits of a loop head): a name whose value
 differs between the state already there and a new one with the same
 typestates is forgotten, so a counter or an accumulator stops a loop from

@@ -152,3 +152,22 @@ def test_deprecated_variable_found_the_same_piece_by_piece(tmp_path: Path) -> No
     seen = check_steps(tmp_path, [text, edited, text])
     assert seen[0] == seen[1] == seen[2]
     assert sum(code == "OWN601" for code, _ in seen[0]) >= 5
+
+
+def test_the_piece_cache_is_bounded_by_size_not_by_count() -> None:
+    """Editing one large function makes a new piece of its size on every
+    change (issue 29: the language server grew by 3.4 MB an edit); the cache
+    keeps at most `limit` characters of pieces besides the latest parse's,
+    and still finds the unchanged pieces of the file it just parsed."""
+    body = "\n".join(f"    x{i} = zeMemFree(ctx, p{i})" for i in range(200))
+    cache = incremental.PieceCache(limit=20_000)
+    for edit in range(30):
+        source = f"from ze import *\n\n\ndef small(ctx, p):\n    zeMemFree(ctx, p)\n\n\ndef large(ctx):\n    e = {edit}\n{body}\n"
+        cache.parse(source)
+    kept = sum(len(text) for text in cache.pieces)
+    assert len(source) > 5_000
+    assert kept <= cache.limit + len(source)
+    assert cache.size == kept
+    before = cache.parsed
+    cache.parse(source)
+    assert cache.parsed == before  # the latest parse's pieces are all kept

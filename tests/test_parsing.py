@@ -66,7 +66,7 @@ def test_exact_type_tests_name_classes_without_subclasses() -> None:
 
 
 # private names ownlint reads on something other than `self` or `cls`: its own
-# StateSet's helpers (state.py) and the interpreter's documented `os._exit`
+# StateSet's helpers (stateset.py) and the interpreter's documented `os._exit`
 OWN_PRIVATE = {("out", "_add"), ("out", "_bound"), ("os", "_exit")}
 
 

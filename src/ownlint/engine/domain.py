@@ -30,15 +30,22 @@ owner die.
 
 The rest of the state is finite too: path conditions are keyed by the
 function's names; the set of path states at a point is bounded
-(`state.MAX_PATHS`); and loop heads widen (`state.StateSet.widen`, run by the
+(`stateset.MAX_PATHS`); and loop heads widen (`stateset.StateSet.widen`, run by the
 solver after `LOOP_VISITS` visits of a loop head): a name whose value
 differs between the state already there and a new one with the same
 typestates is forgotten, so a counter or an accumulator stops a loop from
 converging for at most `LOOP_VISITS` rounds (the Clang analyzer unrolls
 four times, `-analyzer-max-loop`; Infer's Pulse three).
 
+Calls into the checked project follow the callee's summary, computed when
+first needed inside the caller's analysis; a recursive call, or one made
+with `whole_program.MAX_CALL_DEPTH` (16) analyses under way, has no effect
+(summaries.py): effects that reach a caller only through a longer chain of
+helpers are lost, and the file is analysed all the same.
+
 Finally a deterministic budget caps what any of this can cost: see
-`FunctionAnalysis.run` (`STEPS_PER_NODE`).
+`FunctionAnalysis.run` (`STEPS_PER_NODE`). The cost of one step does not
+grow with the names and objects a path holds (store.py).
 """
 
 from __future__ import annotations

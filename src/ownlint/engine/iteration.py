@@ -29,6 +29,7 @@ from ownlint.engine import linear
 from ownlint.engine.loopsyntax import accumulators
 from ownlint.engine.memvalues import as_lin, lin_value
 from ownlint.engine.state import FREED, HState
+from ownlint.engine.store import Env, Heap
 from ownlint.engine.typestate_base import EvalBase, _index
 from ownlint.engine.values import (
     Addr,
@@ -222,14 +223,13 @@ class IterationEval(EvalBase):
 
     def _rewrite(self, om: ObjMap, fm: FormMap) -> None:
         st = self.st
-        st.env = {k: nv for k, nv in ((k, rewrite(v, om, fm)) for k, v in st.env.items()) if nv is not None}
+        st.env = Env({k: nv for k, nv in ((k, rewrite(v, om, fm)) for k, v in st.env.items()) if nv is not None})
         heap: dict[Obj, HState] = {}
         for o, hs in st.heap.items():
             key = om(o)
             if isinstance(key, Obj):
                 heap[key] = _rewrite_state(hs, om, fm)
-        st.heap = heap
-        st.touched()
+        st.heap = Heap(heap)
 
     def advance(self, var: Obj, step: linear.Lin) -> None:
         """The loop variable `var` (one unknown integer per iteration) moves on by
@@ -286,7 +286,6 @@ class IterationEval(EvalBase):
                 value = lin_value(linear.add(start, term))
                 if value is not None:
                     self.st.env[name] = value
-                    self.st.touched()
 
     def _frees_each(self, body: cst.BaseSuite, var: str) -> bool:
         """Whether every iteration frees the loop variable `var`: a top-level
@@ -330,8 +329,6 @@ class IterationEval(EvalBase):
         gone = [o for o in held if (hs := st.heap.get(o)) is not None and hs.mapping is not None and hs.kind != FREED]
         for o in gone:
             del st.heap[o]
-        if gone:
-            st.touched()
 
     def _mentioned(self, symbol: str) -> bool:
         st = self.st

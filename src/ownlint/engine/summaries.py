@@ -15,7 +15,10 @@ its flag is set frees only on the paths where the caller's flag is set.
 Recursion: a call to a function whose summary is being computed (a cycle)
 is taken to have no effect and to return nothing known. That is a bound, not
 a fixed point: effects that happen only through the recursion are lost, and
-no finding is invented.
+no finding is invented. A call made with more than
+`whole_program.MAX_CALL_DEPTH` (16) analyses under way, to a helper not
+analysed yet, is taken the same way: a chain of 100 helpers costs their
+effects past that depth, never the file.
 """
 
 from __future__ import annotations

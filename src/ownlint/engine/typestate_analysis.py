@@ -16,7 +16,8 @@ from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine.state import MAX_PATHS, PathState, StateSet, Step
+from ownlint.engine.state import PathState, Step
+from ownlint.engine.stateset import MAX_PATHS, StateSet
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
     BudgetExceeded,
@@ -220,7 +221,6 @@ class FunctionAnalysis:
         except _Fork as fork:
             pending = [{fork.node: i} for i in range(fork.n)]  # as the loop below would have queued them
         else:
-            s.touched()
             return [s]
         results: list[PathState] = []
         while pending:
@@ -236,7 +236,6 @@ class FunctionAnalysis:
             except _Fork as fork:
                 pending.extend({**choices, fork.node: i} for i in range(fork.n))
                 continue
-            s.touched()
             results.append(s)
         return results
 

@@ -200,26 +200,26 @@ class NamesEval(EvalBase):
             if self.keep_previous(obj):
                 return
         st.heap.pop(obj, None)
-        for k, v in list(st.env.items()):
-            if v is None:
-                continue
+        env = st.env
+        for k in env.holders.get(obj, ()):  # only the names that may hold it (store.py)
+            v = env[k]
             if isinstance(v, Obj):  # most values: one object (as objects_in and _without have it)
                 if v is obj:
-                    del st.env[k]
+                    del env[k]
                 continue
             if obj in objects_in(v):
                 nv = _without(v, obj)
                 if nv is None:
-                    del st.env[k]
+                    del env[k]
                 else:
-                    st.env[k] = nv
+                    env[k] = nv
             elif (type(v) is Addr or type(v) is BufRef or type(v) is AIface) and v.buffer is obj:
-                del st.env[k]
+                del env[k]
         symbol = obj.symbol
-        for o, hs in list(st.heap.items()):
+        for o in st.heap.mapped:  # only the objects with a mapping
+            hs = st.heap[o]
             m = hs.mapping
-            if m is None:
-                continue
+            assert m is not None
             addr, size = m.address, m.size
             if type(addr) is Addr and (addr.buffer is obj or _mentions(addr.offset, symbol)):
                 addr = None

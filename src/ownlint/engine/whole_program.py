@@ -57,6 +57,16 @@ def _stat(path: Path) -> tuple[str, int, int]:
     return (str(path), st.st_mtime_ns, st.st_size)
 
 
+# A helper is analysed when a caller first needs its summary, inside the
+# caller's analysis, so a chain of calls nests analyses (and Python frames).
+# Past MAX_CALL_DEPTH analyses under way, a call to a helper not yet analysed
+# is taken to have no effect and to return nothing known, as a recursive
+# call is (summaries.py); the helper is analysed later on its own. What it
+# gives up: effects that reach the caller only through a chain of more than
+# MAX_CALL_DEPTH helpers. The Clang analyzer inlines 5 calls deep.
+MAX_CALL_DEPTH = 16
+
+
 class Project:
     """The units of one run, their scopes, and the summaries computed on demand."""
 
@@ -226,7 +236,7 @@ class Project:
                 target = self._target(scope, call, qualified, on_self)
                 # a call into a function still being analysed (recursion) sees it unfinished:
                 # results that depend on the order of analysis are never reused
-                deps.append((scope, call, qualified, on_self, "<recursive>" if target in self.in_progress else target))
+                deps.append((scope, call, qualified, on_self, "<recursive>" if self._cut(target) else target))
             return self.resolve(scope, call, qualified, on_self)
 
         fa = FunctionAnalysis(
@@ -259,7 +269,7 @@ class Project:
             return Summary(
                 qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
             )
-        if qualified in self.in_progress:  # recursion: see summaries.py
+        if qualified in self.in_progress or len(self.in_progress) >= MAX_CALL_DEPTH:  # see summaries.py
             return Summary(
                 qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
             )
@@ -275,6 +285,15 @@ class Project:
             return None
         summary = self.summaries[qualified] = summarize()
         return summary
+
+    def _cut(self, target: str | None) -> bool:
+        """Whether a call to `target` now gets no summary of its own: a
+        recursive call, or one past MAX_CALL_DEPTH nested analyses."""
+        if target is None:
+            return False
+        if target in self.in_progress:
+            return True
+        return len(self.in_progress) >= MAX_CALL_DEPTH and target not in self.summaries and target not in self.later
 
     def resolve(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
         target = self._target(scope, call, qualified, on_self)

@@ -1,0 +1,73 @@
+"""The language server's memory over many edits of one large function.
+
+    python benchmarks/lsp_memory.py [--edits 1000] [--statements 400]
+
+Checks one buffer the way the language server does after each change
+(`api.check_source`, incremental: pieces of the file parsed only when their
+text changed, engine/incremental.py), in this process, `--edits` times; each
+edit changes the first line of one large function of `--statements`
+modelled calls, so each check makes a new piece of that function's size.
+Prints the resident memory (VmRSS, Linux) after the first check, after 20
+edits and after all of them, and their ratio. Before the cache of pieces
+was bounded by size, this grew by megabytes an edit. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ownlint import api
+from ownlint.config import default_config
+
+
+def rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def source(edit: int, statements: int) -> str:
+    body = "\n".join(f"    (r{i},) = driver.cuMemsetD8(p, {i}, N)" for i in range(statements))
+    return (
+        "from cuda.bindings import driver\n\nN = 1 << 20\n\n\n"
+        "def small():\n    err, q = driver.cuMemAlloc(N)\n    (a,) = driver.cuMemFree(q)\n    return a\n\n\n"
+        f"def large():\n    edit = {edit}\n    err, p = driver.cuMemAlloc(N)\n{body}\n    (f,) = driver.cuMemFree(p)\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--edits", type=int, default=1000)
+    parser.add_argument("--statements", type=int, default=400)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "edited.py"
+        config = default_config(Path(tmp))
+        started = time.perf_counter()
+        api.check_source(source(0, args.statements), path, config)
+        first = rss_mib()
+        at: dict[int, float] = {}
+        for edit in range(1, args.edits + 1):
+            api.check_source(source(edit, args.statements), path, config)
+            if edit in (20, args.edits) or edit % 100 == 0:
+                gc.collect()
+                at[edit] = rss_mib()
+                print(f"after {edit:5d} edits: {at[edit]:7.1f} MiB", flush=True)
+        wall = time.perf_counter() - started
+    last = at[args.edits]
+    print(
+        f"first check: {first:.1f} MiB; after 20 edits: {at.get(20, float('nan')):.1f} MiB; after {args.edits}: {last:.1f} MiB"
+    )
+    if 20 in at:
+        print(f"ratio {args.edits} / 20 edits: {last / at[20]:.2f} ({wall:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

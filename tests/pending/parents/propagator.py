@@ -36,6 +36,9 @@ class CudaKernels:
     def launch(self, args):
         (err,) = driver.cuLaunchKernel(self.inject_source, 1, 1, 1, 32, 1, 1, 0, 0, args, 0)
 
+    def close(self):
+        (err,) = driver.cuModuleUnload(self.module)
+
 
 def main(image, args):
     p = Propagator(0)

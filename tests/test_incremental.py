@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ownlint import api
+from ownlint import api, runner
 from ownlint.config import default_config
 from ownlint.engine import incremental, project, whole_program
 
@@ -38,7 +38,8 @@ def once(ctx, p):
 
 @pytest.fixture(autouse=True)
 def forget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test starts with nothing remembered."""
+    """Each test starts with nothing remembered, and watches the engine in this process (no worker)."""
+    monkeypatch.setattr(runner, "ISOLATE", False)
     monkeypatch.setattr(project, "_PIECES", incremental.PieceCache())
     monkeypatch.setattr(whole_program, "_MEMORY", whole_program._Memory())
 

@@ -155,8 +155,8 @@ def test_files_that_stop_the_analysis_only_together_keep_what_they_give_alone(tm
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_memory_error_in_one_files_analysis(tmp_path: Path, jobs: int) -> None:
     """The engine catches a MemoryError in one file's analysis and reports it
-    as an internal error; the runner says what it is. In this process there
-    is no memory limit to name."""
+    as an internal error; the runner says what it is: the worker's memory
+    limit, with one job as with two (one job is one worker)."""
     setup = (
         "from ownlint.engine import project\n"
         "real = project.Project.analyze_unit\n"
@@ -167,13 +167,22 @@ def test_a_memory_error_in_one_files_analysis(tmp_path: Path, jobs: int) -> None
         "project.Project.analyze_unit = analyze_unit\n"
     )
     normal = analyze(ALONE, tmp_path, jobs=1)
-    reason = MEMORY if jobs > 1 else "ran out of memory"
-    assert_only({"stops.py": reason}, analyze(ALONE, tmp_path, jobs=jobs, setup=setup), normal)
+    assert_only({"stops.py": MEMORY}, analyze(ALONE, tmp_path, jobs=jobs, setup=setup), normal)
 
 
 def test_a_memory_error_out_of_the_engine_in_this_process(tmp_path: Path) -> None:
+    """With `runner.ISOLATE` off (tests only), in this process, where there is no memory limit to name."""
     normal = analyze(IN_A_COMPONENT, tmp_path, jobs=1)
-    assert_only({"user.py": "ran out of memory"}, analyze(IN_A_COMPONENT, tmp_path, "raise", jobs=1), normal)
+    here = "runner.ISOLATE = False\n"
+    assert_only(
+        {"user.py": "ran out of memory"}, analyze(IN_A_COMPONENT, tmp_path, "raise", jobs=1, setup=here), normal
+    )
+
+
+@pytest.mark.parametrize("how", ["segfault", "allocate"])
+def test_one_job_is_one_worker(tmp_path: Path, how: str) -> None:
+    """`--jobs 1` analyses in a worker too: a crash or a runaway allocation costs the file, not the run."""
+    assert_only({"stops.py": REASONS[how]}, analyze(ALONE, tmp_path, how, jobs=1), analyze(ALONE, tmp_path, jobs=1))
 
 
 def run_cli(args: list[str], cwd: Path, how: str | None) -> subprocess.CompletedProcess[str]:

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ownlint import api
+from ownlint import api, runner
 from ownlint.config import default_config
 from ownlint.diagnostics import Span
 from ownlint.engine import positions
@@ -256,6 +256,7 @@ def test_the_analysis_hints_every_node_it_reports(path: Path, monkeypatch: pytes
     statement it is in: a node without one (or with a wrong one) is searched
     for in the header of every statement of a whole-file parse."""
     monkeypatch.setattr(positions, "_header", lambda stmt: pytest.fail(f"searched for a node in {type(stmt).__name__}"))
+    monkeypatch.setattr(runner, "ISOLATE", False)  # the patch holds in this process, not in a worker
     result = api.check_paths([str(path)], default_config(), jobs=1, use_cache=False)
     assert not [e for e in result.errors if "internal error" in e.message]
 

@@ -112,6 +112,7 @@ class TestCache:
             return real(fs, models, options)  # type: ignore[arg-type]
 
         monkeypatch.setattr(project, "analyze_project", spy)
+        monkeypatch.setattr(runner, "ISOLATE", False)  # the spy sees the engine in this process
         return calls
 
     def test_a_second_run_is_served_from_the_cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

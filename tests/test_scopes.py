@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from ownlint import api
+from ownlint import api, runner
 from ownlint.config import default_config
 from ownlint.engine.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
 from ownlint.engine.scopes import Scope, _defaults, _params, collect_scopes
@@ -224,6 +224,7 @@ def test_only_the_summaries_a_call_asks_for_are_made(monkeypatch: pytest.MonkeyP
         return counted
 
     monkeypatch.setattr(FunctionAnalysis, "summary_later", spy)
+    monkeypatch.setattr(runner, "ISOLATE", False)  # the spy counts in this process, not in a worker
     (tmp_path / "lazy.py").write_text(SUMMARIES, encoding="utf-8")
     result = api.check_paths([tmp_path / "lazy.py"], default_config(), jobs=1)
     assert [(d.span.line, d.code) for d in result.findings] == [(17, "OWN201")]

@@ -124,8 +124,17 @@ def lsp_command() -> None:
     commands.lsp_command()
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command ended by Ctrl-C
+EXIT_CRASHED = 2  # ownlint's own failure: never 1, which means findings
+
+
 def main() -> None:
-    """The console script (click itself turns a closed pipe or Ctrl-C into a quiet exit).
+    """The console script. Exit statuses beyond the commands' own
+    (`ownlint.commands`): a Ctrl-C (SIGINT, KeyboardInterrupt) exits 130,
+    and a failure of ownlint itself (an exception no command caught) exits
+    2 with one line on standard error, never a traceback; neither is ever
+    1, which means findings. Click's usage errors keep their status (2),
+    a closed output pipe its quiet exit.
 
     Once the command is done and its output flushed, the process ends at once,
     as mypy's does: tearing down the interpreter (freeing every object of a
@@ -133,19 +142,48 @@ def main() -> None:
     user. Every file ownlint writes (the cache, a baseline) is complete and
     closed before the command returns."""
     try:
-        cli.main(prog_name="ownlint")
-    except SystemExit as done:
-        status = done.code
-    else:  # pragma: no cover - click's standalone mode always exits
-        status = 0
+        status = _run_cli()
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said
             pass
-    if status is None:
-        status = 0
-    elif not isinstance(status, int):  # click exits with a message only through its own printing; be safe
-        print(status, file=sys.stderr)
-        status = 1
     os._exit(status)
+
+
+def _run_cli() -> int:
+    """Runs the command line; its exit status."""
+    try:
+        cli.main(prog_name="ownlint", standalone_mode=False)
+    except SystemExit as done:
+        return _status(done.code)
+    except click.exceptions.Abort as abort:  # click's word for a KeyboardInterrupt (or end of input at a prompt)
+        if isinstance(abort.__context__, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        click.echo("ownlint: error: aborted", err=True)
+        return EXIT_CRASHED
+    except click.exceptions.ClickException as error:
+        error.show()
+        return error.exit_code
+    except click.exceptions.Exit as done:
+        return _status(done.exit_code)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as error:  # ownlint itself failed: one line, status 2, never a traceback
+        from ownlint.lines import printable
+
+        reason = " ".join(f"{type(error).__name__}: {error}".split())
+        click.echo(printable(f"ownlint: error: internal error in ownlint {__version__}: {reason}"), err=True)
+        return EXIT_CRASHED
+    return 0
+
+
+def _status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)  # an exit with a message: said, and a failure
+    return EXIT_CRASHED

@@ -5,8 +5,10 @@ whether it runs here or in a worker, and the reports are put back in the
 order of the files given. Nothing here imports libcst; a run whose results
 are all cached never does.
 
-A worker that dies, runs out of memory or runs past its time limit
-(`ownlint.workers`) loses only the file it was analysing, which gets an
+Every analysis runs in a worker process (`_run`), never in this one. A
+worker that dies (a crash of libcst's native parser, a signal), runs out of
+memory or runs past its time limit (`ownlint.workers`) loses only the file
+it was analysing, which gets an
 `analysis stopped: <reason>` entry; the other files of its task are
 analysed again (`_Results`). Such an entry, like an unreadable file's, makes
 the exit status 1, not 2: the file could not be checked, ownlint did not fail.
@@ -15,6 +17,7 @@ the exit status 1, not 2: the file could not be checked, ownlint did not fail.
 from __future__ import annotations
 
 import pickle
+import threading
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -133,13 +136,21 @@ def _context() -> multiprocessing.context.BaseContext:
     (a thread's locks would be copied mid-use), they are forked from this
     process after it has imported the engine, so they inherit it: importing
     libcst alone costs each fresh process about 0.2 s. Elsewhere, or with a
-    thread about (the language server, a progress bar), each is spawned anew."""
+    thread about (the language server, a progress bar), each is spawned anew
+    (and this process never imports libcst). Either way a worker imports
+    nothing from the current directory (`ownlint.workers`)."""
     import multiprocessing
 
     if can_fork():
         load_engine()  # inherited by the workers
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
+
+
+ISOLATE = True
+"""Whether the analysis runs in worker processes (always, for ownlint's
+command line and language server). False only for tests that watch the
+engine from this process; then a crash of the parser ends this process."""
 
 
 def _run(
@@ -150,50 +161,90 @@ def _run(
 ) -> list[list[FileReport]]:
     """The reports of each component, in order.
 
-    A small run, too small to be worth spreading, still goes to one worker
-    where that worker can be forked (`can_fork`), so that a file that makes
-    the analysis die, hang or exhaust the memory costs that file, not the
-    run. Forked from a process that has the engine loaded, the worker costs
-    about 25 ms (measured on three fixture files: 0.20 s analysed here, 0.23 s
-    in a worker; on 3,000 lines the difference is lost in the noise). It is
-    analysed in this process with `jobs` 1, where workers would be spawned
-    (each imports the engine: 0.2 s), and for the editor
-    (`options.incremental`: its caches live in this process)."""
+    Every analysis runs in a worker process, whatever the size of the run,
+    `jobs` or the caller, so that a file that makes the analysis die (libcst's
+    native parser crashes on some inputs), hang or exhaust the memory costs
+    that file, not the run nor the editor. A small run, or `jobs` 1, has one
+    worker. Forked from a process that has the engine loaded, the worker
+    costs about 25 ms (measured on three fixture files: 0.20 s analysed
+    here, 0.23 s in a worker); spawned (with a thread about), it costs a
+    fresh interpreter, less the import of libcst this process then does
+    not do. The language server and standard input (`options.incremental`)
+    keep one worker between runs (`_Resident`), where the engine's caches
+    of earlier versions of a document live."""
     if not components:
         return []
     total = sum(prefilter.lines(c) for c in components)
     small = len(components) <= 1 or total < PARALLEL_MIN_LINES
-    if jobs <= 1 or (small and (options.incremental or not can_fork())):
-        return _run_here(components, models, options)
+    workers_wanted = 1 if small or jobs <= 1 else jobs
     results = _Results(components)
-    workers_wanted = 1 if small else jobs
     tasks = deque(results.whole(batch) for batch in _batches(components, workers_wanted))
-    pool: workers.Pool[list[_Piece]] = workers.Pool(
-        _context(), min(workers_wanted, len(tasks)), _analyze_component, models, options
-    )
-    try:
-        with pool:
-            for task, ending in pool.run(tasks, results.files):
-                if isinstance(ending, workers.Done):
-                    again = results.took(task, pickle.loads(ending.reports))
-                else:
-                    again = results.stopped(task, ending.piece, ending.reason)
-                tasks.extendleft(reversed(again))  # before the rest: they are what is left of earlier tasks
-    except OSError as error:  # a worker could not be started (no memory or processes left to fork)
-        _failed(results.reports, components, error)
+    if not ISOLATE:
+        _run_here(results, tasks, models, options)
+    elif options.incremental:
+        _RESIDENT.run(results, tasks, models, options)
+    else:
+        pool: workers.Pool[list[_Piece]] = workers.Pool(
+            _context(), min(workers_wanted, len(tasks)), _analyze_component, models, options
+        )
+        try:
+            with pool:
+                _drive(pool, tasks, results)
+        except OSError as error:  # a worker could not be started (no memory or processes left to fork)
+            _failed(results.reports, components, error)
     return [r if r is not None else [] for r in results.reports]
 
 
-def _run_here(
-    components: list[list[SourceFile]],
-    models: ModelSet,
-    options: EngineOptions,
-) -> list[list[FileReport]]:
-    """`_run` in this process, one component after another: as in a worker,
-    a MemoryError stops only what it was analysing (with no limit set here,
-    it is rare: the machine runs out first)."""
-    results = _Results(components)
-    tasks = deque(results.whole([i]) for i in range(len(components)))
+def _drive(pool: workers.Pool[list[_Piece]], tasks: deque[list[_Piece]], results: _Results) -> None:
+    """Runs `tasks` in `pool` until every component has its reports."""
+    for task, ending in pool.run(tasks, results.files):
+        if isinstance(ending, workers.Done):
+            again = results.took(task, pickle.loads(ending.reports))
+        else:
+            again = results.stopped(task, ending.piece, ending.reason)
+        tasks.extendleft(reversed(again))  # before the rest: they are what is left of earlier tasks
+
+
+class _Resident:
+    """The worker kept from one incremental run to the next (the language
+    server's checks, standard input), for the models and options it was
+    started with: another pair starts another. A worker that died, or was
+    killed for its time, is replaced at the next run (`workers.Pool`); a run
+    that ends on an exception (a Ctrl-C, a bug) ends the worker with it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pool: workers.Pool[list[_Piece]] | None = None
+        self.key: tuple[ModelSet, EngineOptions] | None = None
+
+    def run(self, results: _Results, tasks: deque[list[_Piece]], models: ModelSet, options: EngineOptions) -> None:
+        with self.lock:
+            if self.pool is None or self.key != (models, options):
+                self.close()
+                self.pool = workers.Pool(_context(), 1, _analyze_component, models, options)
+                self.key = (models, options)
+            try:
+                _drive(self.pool, tasks, results)
+            except BaseException as error:
+                self.close()
+                if isinstance(error, OSError):  # a worker could not be started
+                    _failed(results.reports, results.components, error)
+                    return
+                raise
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+        self.pool = self.key = None
+
+
+_RESIDENT = _Resident()
+
+
+def _run_here(results: _Results, tasks: deque[list[_Piece]], models: ModelSet, options: EngineOptions) -> None:
+    """`_run` in this process (`ISOLATE` off), one piece after another: as in
+    a worker, a MemoryError stops only what it was analysing."""
+    tasks = deque([piece] for task in tasks for piece in task)
     while tasks:
         task = tasks.popleft()  # of one piece, as is each task `_Results` makes of a task of one piece
         try:
@@ -203,7 +254,6 @@ def _run_here(
         else:
             again = results.took(task, reports)
         tasks.extendleft(reversed(again))
-    return [r if r is not None else [] for r in results.reports]
 
 
 @dataclass(slots=True)

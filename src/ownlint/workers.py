@@ -26,7 +26,9 @@ machine; these do not):
   then the worker is killed.
 
 A worker dies with the process that started it (`processes.die_with_parent`):
-one stuck on a file never outlives a run that was killed.
+one stuck on a file never outlives a run that was killed. It imports
+nothing from the current directory, however it was started
+(`processes.clean_start`, `processes.own_import_path`).
 
 `ProcessPoolExecutor` cannot kill one worker, and after one dies it fails
 every task it has; hence this pool. Like the runner, it does not import
@@ -45,7 +47,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ownlint.engine import prefilter
-from ownlint.processes import die_with_parent, load_engine_alone
+from ownlint.processes import clean_start, die_with_parent, load_engine_alone, own_import_path
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -158,6 +160,7 @@ def _worker_main(
     the next task). Before each piece it writes the piece's index into
     `piece`, which its parent reads if it dies. `parents`: the parent's end
     of the pipe, closed here, or this end would never see the parent go."""
+    sys.path[:] = own_import_path(sys.path)  # forked from a process started with the current directory on its path
     parents.close()
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is for the parent, which ends its workers
@@ -209,7 +212,11 @@ class _Worker:
         self.process: multiprocessing.process.BaseProcess = context.Process(  # type: ignore[attr-defined]
             target=_worker_main, args=(there, self.conn, self.piece, *args), name="ownlint worker", daemon=True
         )
-        self.process.start()
+        if context.get_start_method() == "fork":
+            self.process.start()
+        else:
+            with clean_start():  # a fresh interpreter: nothing from the current directory
+                self.process.start()
         there.close()
         self.limit = 0.0
         self.deadline = 0.0

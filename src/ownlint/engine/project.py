@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
-import re
 import warnings
 from collections.abc import Iterator
 
@@ -239,32 +238,6 @@ def _analyze_project(
     return reports
 
 
-# libcst's native parser takes time superlinear in the length of an operator
-# or attribute chain and overflows the C stack (a crash no handler can catch)
-# at a few thousand levels of nesting or about 10,000 chained terms. Such
-# files are refused before they reach it: a line with more than this many
-# operator characters, or brackets nested deeper than CPython itself accepts.
-MAX_OPERATORS_PER_LINE = 2_000
-MAX_NESTING = 200  # CPython: "too many nested parentheses"
-_OPERATOR_CHARS = frozenset("+-*/%&|^<>@.")
-_BRACKETS = re.compile(r"[()\[\]{}]")
-
-
-def _too_dense(source: str) -> str | None:
-    """Why the parser could not survive this source, if it could not."""
-    for number, line in enumerate(source.split("\n"), start=1):
-        if len(line) > MAX_OPERATORS_PER_LINE and sum(ch in _OPERATOR_CHARS for ch in line) > MAX_OPERATORS_PER_LINE:
-            return f"line {number} is too long and dense to parse safely (over {MAX_OPERATORS_PER_LINE:,} operators)"
-    if sum(source.count(b) for b in "([{") > MAX_NESTING:
-        depth = 0
-        for match in _BRACKETS.finditer(source):
-            depth += 1 if match.group() in "([{" else -1
-            if depth > MAX_NESTING:
-                at_line = source.count("\n", 0, match.start()) + 1
-                return f"line {at_line}: brackets nested too deeply to parse safely (more than {MAX_NESTING})"
-    return None
-
-
 def _python_syntax_line(source: str) -> int | None:
     """The line CPython reports for a syntax error (libcst's points at a later token)."""
     try:
@@ -287,7 +260,7 @@ def _load(
     models: ModelSet,
     options: EngineOptions,
 ) -> Unit | None:
-    dense = _too_dense(f.source)
+    dense = parsing.refusal(f.source)
     if dense is not None:
         report.errors.append(FileError(f.path, dense))
         return None

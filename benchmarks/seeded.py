@@ -18,6 +18,8 @@ is per release function, so a kind that is never found stands out.
 
     python benchmarks/seeded.py DIR_OR_FILE... [--limit N] [--json OUT]
 
+Releases inside a lambda (registered to run later, not run there) and
+releases of a constant (`cudaFree(0)`, which frees nothing) are skipped.
 Releases by key (a device given back: `cuDevicePrimaryCtxRelease(dev)`)
 are skipped: the key stays valid after them, so neither mutant is a bug.
 A release whose statement is a `return`, or a compound statement's header,
@@ -53,15 +55,18 @@ class Site:
 
 
 def release_names() -> tuple[dict[str, int], dict[str, set[str]]]:
-    """Release functions by last name (with their handle index), and release
-    methods with the last names of the creators whose values they release."""
+    """Release functions (with their handle index), and release methods with
+    the last names of the creators whose values they release. A function of a
+    `last-name` model is keyed by its name (`cuMemFree`); one of a `qualified`
+    model by its last two dotted names (`runtime.free`), which the callee's
+    spelling must end with (`free` alone is far too common)."""
     models = load_models()
     by_name: dict[str, int] = {}
-    for table in (models.by_last_name, models.by_qualified):
+    for table, parts in ((models.by_last_name, 1), (models.by_qualified, 2)):
         for name, call in table.items():
             release = call.release
             if release is not None and release.key is None and release.handle >= 0:
-                by_name[name.rpartition(".")[2]] = release.handle
+                by_name[".".join(name.split(".")[-parts:])] = release.handle
     methods = {m: {c.rpartition(".")[2] for c in of} for m, of in models.release_methods.items()}
     return by_name, methods
 
@@ -72,6 +77,23 @@ def _last_name(func: ast.expr) -> str | None:
     if isinstance(func, ast.Attribute):
         return func.attr
     return None
+
+
+def _release_of(func: ast.expr, functions: dict[str, int]) -> str | None:
+    """The key of `functions` the callee `func` matches: its last name, or its last two dotted names."""
+    last = _last_name(func)
+    if last in functions:
+        return last
+    if isinstance(func, ast.Attribute):
+        two = f"{_last_name(func.value)}.{func.attr}"
+        if two in functions:
+            return two
+    return None
+
+
+def _in_lambda(fn: ast.AST) -> set[int]:
+    """The ids of the calls inside lambdas of `fn` (registered, not run: no site)."""
+    return {id(c) for lam in ast.walk(fn) if isinstance(lam, ast.Lambda) for c in ast.walk(lam)}
 
 
 def sites_in(path: Path, text: str, functions: dict[str, int], methods: dict[str, set[str]]) -> list[Site]:
@@ -85,13 +107,14 @@ def sites_in(path: Path, text: str, functions: dict[str, int], methods: dict[str
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         made_by = _creators_of_names(fn)
+        deferred = _in_lambda(fn)
         for stmt in ast.walk(fn):
             if not isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign):
                 continue
             for call in ast.walk(stmt):
-                if not isinstance(call, ast.Call):
+                if not isinstance(call, ast.Call) or id(call) in deferred:
                     continue
-                name = _last_name(call.func)
+                name = _release_of(call.func, functions) or _last_name(call.func)
                 handle: ast.expr | None = None
                 if name in functions and len(call.args) > functions[name]:
                     handle = call.args[functions[name]]
@@ -100,7 +123,8 @@ def sites_in(path: Path, text: str, functions: dict[str, int], methods: dict[str
                     # a method release applies to what one of its creators returned
                     if isinstance(receiver, ast.Name) and made_by.get(receiver.id, set()) & methods[name]:
                         handle = receiver
-                if handle is None or isinstance(handle, ast.Starred):
+                # `cudaFree(0)` (the idiom that creates the runtime's context) frees nothing
+                if handle is None or isinstance(handle, ast.Starred | ast.Constant):
                     continue
                 segment = ast.get_source_segment(text, handle)
                 if segment is None or "\n" in segment:

@@ -556,3 +556,21 @@ def test_clean_takes_the_cache_dir_and_removes_nothing_it_did_not_make(tmp_path:
     assert (chosen / "p-notmine").is_dir()
     missing = ownlint(tree, user, "clean", "--cache-dir", str(tmp_path / "nowhere"))
     assert missing.returncode == 0 and "nothing to remove" in missing.stderr
+
+
+def test_the_readme_says_where_the_cache_lives_and_its_bounds() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n### The cache\n", 1)[1].split("\n#", 1)[0]
+    for promise in (
+        "--cache-dir DIR",
+        cachedir.ENV_VAR,
+        "ownlint clean",
+        "$XDG_CACHE_HOME/ownlint",
+        "~/.cache/ownlint",
+        cachedir.SECRET_FILE,
+        "HMAC-SHA256",
+        f"{cachedir.MAX_ENTRY_BYTES >> 20} MiB",
+        f"{cacheclean.MAX_TOTAL_BYTES >> 20} MiB",
+    ):
+        assert promise in " ".join(section.split()), promise
+    assert "| `--cache-dir DIR` |" in readme

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +71,8 @@ class Cleaned:
 def clean(explicit: str | os.PathLike[str] | None, project_root: Path | None) -> Cleaned:
     """Remove the entries of the project at `project_root` (of every project if None) from the cache
     directory; the key and anything ownlint did not make stay. Raises CacheUnusable or OSError."""
+    import shutil  # here: not for a run, which only prunes
+
     directory = cachedir.chosen_dir(explicit)
     if not os.path.lexists(directory):
         return Cleaned(directory, 0, 0, 0)

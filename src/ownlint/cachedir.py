@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import stat
 import sys
 import tempfile
@@ -240,7 +239,7 @@ def _secret(user_dir: Path) -> bytes:
     exists, key = _read_secret(file)
     if key is not None:
         return key
-    fresh = secrets.token_bytes(SECRET_BYTES)
+    fresh = os.urandom(SECRET_BYTES)  # the secrets module's source, without importing random
     fd, temporary = tempfile.mkstemp(dir=user_dir, prefix=TEMPORARY_PREFIX)
     try:
         try:

@@ -23,7 +23,6 @@ import click
 
 from ownlint import api, baseline, fixes
 from ownlint.baseline import BaselineError
-from ownlint.cache import CacheWarning
 from ownlint.config import Config, ConfigError, discover_config, load_config
 from ownlint.diagnostics import FileError
 from ownlint.discovery import display_path
@@ -167,6 +166,8 @@ def _checked_options(
 
 def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey] | None) -> api.RunResult:
     """Check the files; with --fix, fix them and check again while fixes apply."""
+
+    from ownlint.cache import CacheWarning
 
     paths = list(options.paths) or [Path(".")]
     warned: set[str] = set()

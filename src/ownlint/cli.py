@@ -55,6 +55,7 @@ def cli() -> None:
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path),
+    metavar="DIR",
     help="Keep the result cache here (default: $OWNLINT_CACHE_DIR, else the user's cache directory).",
 )
 @click.option(
@@ -122,7 +123,9 @@ def explain(**options: Any) -> None:
 
 
 @cli.command()
-@click.option("--cache-dir", type=click.Path(path_type=Path), help="The cache directory to clean (as for check).")
+@click.option(
+    "--cache-dir", type=click.Path(path_type=Path), metavar="DIR", help="The cache directory to clean (as for check)."
+)
 @click.option("--all", "every_project", is_flag=True, help="Remove the cached results of every project.")
 def clean(**options: Any) -> None:
     """Remove this project's cached results (the configuration's directory, or the current one)."""

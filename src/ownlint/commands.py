@@ -325,17 +325,15 @@ def clean(cache_dir: Path | None, every_project: bool) -> None:
         fail(f"cannot clean the cache: {error}")
     except OSError as error:
         fail(f"cannot clean the cache: {error.filename}: {error.strerror or error}")
-    whose = "every project" if root is None else str(root)
-    if done.projects == 0:
+    whose = "any project" if root is None else str(root)
+    if done.entries == 0:  # at most empty directories were removed
         click.echo(printable(f"ownlint: nothing to remove: no cached results of {whose} in {done.directory}"), err=True)
         return
-    size = f"{done.size / 1024:.1f} KiB"
-    what = f"{_count(done.entries, 'cache entry')} ({size})".replace("entrys", "entries")
-    if root is None:
-        what += f" of {_count(done.projects, 'project')}"
-    else:
-        what += f" of {root}"
-    click.echo(printable(f"ownlint: removed {what} from {done.directory}"), err=True)
+    entries = "1 cache entry" if done.entries == 1 else f"{done.entries} cache entries"
+    of = _count(done.projects, "project") if root is None else str(root)
+    click.echo(
+        printable(f"ownlint: removed {entries} ({done.size / 1024:.1f} KiB) of {of} from {done.directory}"), err=True
+    )
 
 
 _LSP_PACKAGES = frozenset({"pygls", "lsprotocol", "cattrs", "attrs"})

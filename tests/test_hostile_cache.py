@@ -511,6 +511,20 @@ def test_the_total_size_is_bounded_oldest_entries_first(tmp_path: Path, monkeypa
     assert len(kept) >= 10
 
 
+def test_pruning_removes_temporary_files_a_killed_run_left(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "c")
+    c = Cache(store, tmp_path, MODELS.files, OPTIONS)
+    key = c.key([SourceFile("a.py", "x = 1\n")])
+    c.put(key, [FileReport("a.py")])
+    stale, fresh = c._entry(key).parent / ".tmp-stale", c._entry(key).parent / ".tmp-fresh"
+    stale.write_bytes(b"{")
+    fresh.write_bytes(b"{")
+    old = 1_000_000
+    os.utime(stale, (old, old))
+    c.finish()
+    assert not stale.exists() and fresh.exists() and c._entry(key).exists()
+
+
 def test_a_hit_keeps_an_entry_young(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "c")
     c = Cache(store, tmp_path, MODELS.files, OPTIONS)

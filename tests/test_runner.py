@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from ownlint import runner
-from ownlint.cache import CACHE_DIR, Cache
+from ownlint.cache import Cache
+from ownlint.cachedir import Store
 from ownlint.checks import CHECKERS
 from ownlint.engine import prefilter, project
 from ownlint.engine.models import load_models
@@ -118,18 +119,33 @@ class TestCache:
     def test_a_second_run_is_served_from_the_cache(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         calls = self.counting(monkeypatch)
         fs = files(helpers=HELPER, caller=CALLER)
-        first = runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
-        second = runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        first = runner.analyze(
+            fs, MODELS, OPTIONS, 1, Cache(Store.open(tmp_path / "cache"), tmp_path, MODELS.files, OPTIONS)
+        )
+        second = runner.analyze(
+            fs, MODELS, OPTIONS, 1, Cache(Store.open(tmp_path / "cache"), tmp_path, MODELS.files, OPTIONS)
+        )
         assert calls == [["helpers.py", "caller.py"]]
         assert as_data(first) == as_data(second)
-        assert (tmp_path / CACHE_DIR / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+        assert (tmp_path / "cache" / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+        assert not (tmp_path / ".ownlint_cache").exists()
 
     def test_a_changed_helper_invalidates_its_callers(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         calls = self.counting(monkeypatch)
-        runner.analyze(files(helpers=HELPER, caller=CALLER), MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        runner.analyze(
+            files(helpers=HELPER, caller=CALLER),
+            MODELS,
+            OPTIONS,
+            1,
+            Cache(Store.open(tmp_path / "cache"), tmp_path, MODELS.files, OPTIONS),
+        )
         harmless = HELPER.replace("    zeMemFree(ctx, p)", "    if False:\n        zeMemFree(ctx, p)")
         reports = runner.analyze(
-            files(helpers=harmless, caller=CALLER), MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS)
+            files(helpers=harmless, caller=CALLER),
+            MODELS,
+            OPTIONS,
+            1,
+            Cache(Store.open(tmp_path / "cache"), tmp_path, MODELS.files, OPTIONS),
         )
         assert len(calls) == 2
         assert not any(r.diagnostics for r in reports)
@@ -137,14 +153,18 @@ class TestCache:
     def test_a_corrupted_entry_is_rebuilt(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         calls = self.counting(monkeypatch)
         fs = files(helpers=HELPER, caller=CALLER)
-        runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
-        for entry in (tmp_path / CACHE_DIR).rglob("*.json"):
+        runner.analyze(fs, MODELS, OPTIONS, 1, Cache(Store.open(tmp_path / "cache"), tmp_path, MODELS.files, OPTIONS))
+        entries = list((tmp_path / "cache").rglob("*.json"))
+        for entry in entries:
             entry.write_bytes(entry.read_bytes()[: len(entry.read_bytes()) // 2])  # truncated
-        reports = runner.analyze(fs, MODELS, OPTIONS, 1, Cache(tmp_path, MODELS.files, OPTIONS))
+        cache = Cache(Store.open(tmp_path / "cache"), tmp_path, MODELS.files, OPTIONS)
+        reports = runner.analyze(fs, MODELS, OPTIONS, 1, cache)
         assert len(calls) == 2
         assert [d.code for r in reports for d in r.diagnostics] == ["OWN201"]
-        entries = list((tmp_path / CACHE_DIR).rglob("*.json"))
-        assert entries and all(json.loads(e.read_text(encoding="utf-8"))["checksum"] for e in entries)
+        assert entries and cache.written == len(entries)  # each damaged entry rewritten
+        again = Cache(Store.open(tmp_path / "cache"), tmp_path, MODELS.files, OPTIONS)
+        runner.analyze(fs, MODELS, OPTIONS, 1, again)
+        assert len(calls) == 2 and again.hits == 1
 
 
 def write_helper_and_caller(root: Path) -> None:

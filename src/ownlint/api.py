@@ -91,11 +91,14 @@ def check_paths(
     progress: Progress | None = None,
     jobs: int | None = None,
     use_cache: bool = False,
+    cache_dir: Path | None = None,
 ) -> RunResult:
     """Check the files under `paths` (see `ownlint.discovery` for which) as one project.
 
     `jobs`: worker processes (default: every core); `use_cache`: reuse and
-    store results under `.ownlint_cache/` in the configuration's root."""
+    store results in `cache_dir` (default: `$OWNLINT_CACHE_DIR`, else the
+    user's cache directory; see `ownlint.cachedir`); a cache that cannot be
+    used safely gives a `CacheWarning` and the run goes on without it."""
     progress = progress or _NoProgress()
     started = time.perf_counter()
     models = load_models(config.models)
@@ -112,7 +115,18 @@ def check_paths(
         sources.append(SourceFile(shown, text, module_name(file)))
     progress.start(len(found.files))
     files = [shown_as.get(f) or display_path(f) for f in found.files]
-    result = _analyze(sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache)
+    result = _analyze(
+        sources,
+        errors,
+        files,
+        config,
+        models,
+        started,
+        report_unused_suppressions,
+        jobs,
+        use_cache,
+        cache_dir=cache_dir,
+    )
     progress.advance(len(found.files))  # the engine analyses the whole project in one call
     return result
 
@@ -218,6 +232,7 @@ def _analyze(
     jobs: int | None = None,
     use_cache: bool = False,
     incremental: bool = False,
+    cache_dir: Path | None = None,
 ) -> RunResult:
     options = EngineOptions(
         interop_modules=config.interop_modules,
@@ -229,8 +244,10 @@ def _analyze(
     if use_cache:
         from ownlint.cache import Cache  # tempfile and the like: not for a run without a cache
 
-        cache = Cache(config.root, models.files, options)
+        cache = Cache.open(config.root, models.files, options, cache_dir)
     reports = _isolated_analysis(sources, models, options, jobs, cache)
+    if cache is not None:
+        cache.finish()
     texts = {f.path: f.source for f in sources}
     by_path: dict[str, list[Diagnostic]] = {}
     enabled: dict[tuple[str, str], bool] = {}  # per code and file: a file has many findings of few codes

@@ -51,7 +51,13 @@ def cli() -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Use this configuration file instead of looking for one.",
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.ownlint_cache/).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Keep the result cache here (default: $OWNLINT_CACHE_DIR, else the user's cache directory).",
+)
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
@@ -114,6 +120,18 @@ def explain(**options: Any) -> None:
     from ownlint import commands
 
     commands.explain(**options)
+
+
+@cli.command()
+@click.option(
+    "--cache-dir", type=click.Path(path_type=Path), metavar="DIR", help="The cache directory to clean (as for check)."
+)
+@click.option("--all", "every_project", is_flag=True, help="Remove the cached results of every project.")
+def clean(**options: Any) -> None:
+    """Remove this project's cached results (the configuration's directory, or the current one)."""
+    from ownlint import commands
+
+    commands.clean(**options)
 
 
 @cli.command("lsp")

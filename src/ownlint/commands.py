@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,7 @@ def check(
     ignore: str | None,
     config_file: Path | None,
     no_cache: bool,
+    cache_dir: Path | None,
     jobs: int | None,
     exit_zero: bool,
     stdin_filename: str | None,
@@ -107,6 +109,7 @@ def check(
         unsafe_fixes=unsafe_fixes,
         jobs=jobs,
         use_cache=not no_cache,
+        cache_dir=cache_dir,
     )
     try:
         config = _checked_options(options, config_file, select, ignore)
@@ -144,6 +147,7 @@ class _CheckOptions:
     unsafe_fixes: bool
     jobs: int | None = None
     use_cache: bool = True
+    cache_dir: Path | None = None
 
 
 def _checked_options(
@@ -163,11 +167,15 @@ def _checked_options(
 def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey] | None) -> api.RunResult:
     """Check the files; with --fix, fix them and check again while fixes apply."""
 
+    from ownlint.cache import CacheWarning
+
     paths = list(options.paths) or [Path(".")]
+    warned: set[str] = set()
 
     def check_once() -> api.RunResult:
         bar = progress_for(sys.stderr)  # None unless standard error is a terminal
-        with bar if bar is not None else contextlib.nullcontext():
+        with bar if bar is not None else contextlib.nullcontext(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CacheWarning)
             result = api.check_paths(
                 paths,
                 config,
@@ -175,7 +183,14 @@ def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey
                 progress=bar,
                 jobs=options.jobs,
                 use_cache=options.use_cache,
+                cache_dir=options.cache_dir,
             )
+        for warning in caught:
+            if issubclass(warning.category, CacheWarning) and str(warning.message) not in warned:
+                warned.add(str(warning.message))
+                click.echo(printable(f"ownlint: warning: {warning.message}"), err=True)
+            elif not issubclass(warning.category, CacheWarning):
+                warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         return _against_baseline(result, known, options.baseline_file)
 
     result = check_once()
@@ -297,6 +312,28 @@ def explain(code: str) -> None:
         make_console().print(Markdown(rule.markdown()))
     else:
         click.echo(rule.markdown(), nl=False)
+
+
+def clean(cache_dir: Path | None, every_project: bool) -> None:
+    """Remove this project's cached results (of every project with --all) and say what was removed."""
+    from ownlint import cacheclean, cachedir
+
+    try:
+        root = None if every_project else discover_config().root
+        done = cacheclean.clean(cache_dir, root)
+    except (ConfigError, cachedir.CacheUnusable) as error:
+        fail(f"cannot clean the cache: {error}")
+    except OSError as error:
+        fail(f"cannot clean the cache: {error.filename}: {error.strerror or error}")
+    whose = "any project" if root is None else str(root)
+    if done.entries == 0:  # at most empty directories were removed
+        click.echo(printable(f"ownlint: nothing to remove: no cached results of {whose} in {done.directory}"), err=True)
+        return
+    entries = "1 cache entry" if done.entries == 1 else f"{done.entries} cache entries"
+    of = _count(done.projects, "project") if root is None else str(root)
+    click.echo(
+        printable(f"ownlint: removed {entries} ({done.size / 1024:.1f} KiB) of {of} from {done.directory}"), err=True
+    )
 
 
 _LSP_PACKAGES = frozenset({"pygls", "lsprotocol", "cattrs", "attrs"})

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -390,14 +391,14 @@ def test_unreadable_file_as_root_too(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "good.py", GOOD)
     secret = write(tmp_path / "secret.py", "from ze import *\n\n\n" + DOUBLE_FREE)
-    read_bytes = Path.read_bytes
+    real_open = os.open  # source files are read through os.open (ownlint.inputs.read_regular)
 
-    def refuse(self: Path) -> bytes:
-        if self.name == secret.name:
-            raise PermissionError(13, "Permission denied", str(self))
-        return read_bytes(self)
+    def refuse(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> int:
+        if os.path.basename(os.fsdecode(path)) == secret.name:
+            raise PermissionError(13, "Permission denied", os.fsdecode(path))
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     outcome = run_in_process(tmp_path, ["."])
     assert_no_traceback(outcome)
     assert outcome.status == 1

@@ -61,7 +61,7 @@ def test_every_builtin_model_loads() -> None:
         ("[model]\nname = 'x'\n[[adopt]]\nfunctions = ['f']\n", "needs an [ownership] table"),
         (
             "[model]\nname = 'x'\n[memory]\ndescriptor-pattern = '(_desc'\n",
-            "[memory].descriptor-pattern: not a regular expression",
+            "[memory].descriptor-pattern: not a supported pattern",
         ),
         (
             "[model]\nname = 'x'\n[[borrow-attribute]]\nattributes = ['_p']\npath = ['data', 0.5]\n",

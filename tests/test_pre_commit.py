@@ -79,7 +79,7 @@ def test_hooks_file_declares_the_ownlint_hook() -> None:
     yaml = pytest.importorskip("yaml", reason="PyYAML comes with pre-commit")
     [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hook["id"] == "ownlint"
-    assert hook["entry"] == "ownlint check"
+    assert hook["entry"] == "ownlint check --"  # pre-commit appends the file names after it
     assert hook["language"] == "python"
     assert hook["types_or"] == ["python", "pyi"]
     assert hook["require_serial"] is True
@@ -107,3 +107,28 @@ def test_try_repo_fails_on_a_bug_and_passes_once_it_is_fixed(tmp_path: Path) -> 
     clean = try_repo(hook_repo, project, tmp_path / "pre-commit-home")
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "Passed" in clean.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not pre_commit_available(), reason="needs git and pre-commit (pip install -e '.[test]')")
+@pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs this checkout to be a git repository")
+def test_try_repo_checks_files_named_like_options(tmp_path: Path) -> None:
+    """Staged files named `--ignore=OWN` and `--write-baseline=setup.py` (executable
+    scripts with a Python shebang, so that pre-commit passes them to the hook):
+    both are checked, neither is obeyed."""
+    hook_repo = copy_of_this_repository(tmp_path / "ownlint")
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("--ignore=OWN", "--write-baseline=setup.py"):
+        script = project / name
+        script.write_text("#!/usr/bin/env python\n" + BUGGY, encoding="utf-8")
+        script.chmod(0o755)
+    (project / "setup.py").write_text("# the project's setup.py\n", encoding="utf-8")
+    git("init", "-q", cwd=project)
+    git("add", "-A", cwd=project)
+
+    done = try_repo(hook_repo, project, tmp_path / "pre-commit-home")
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "--ignore=OWN:11:5" in done.stdout, done.stdout + done.stderr
+    assert "--write-baseline=setup.py:11:5" in done.stdout
+    assert (project / "setup.py").read_text(encoding="utf-8") == "# the project's setup.py\n"

@@ -32,6 +32,7 @@ from ownlint.discovery import discover, display_path
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.inputs import InputError, read_regular
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
 
 if TYPE_CHECKING:
@@ -167,11 +168,12 @@ def check_source(
 
 
 def read_source(path: Path, shown: str) -> str | FileError:
-    """The text of the file at `path`, or why it cannot be checked."""
+    """The text of the file at `path`, or why it cannot be checked (only a regular file is read: one
+    replaced by a FIFO since it was found is refused, never waited on; see `ownlint.inputs`)."""
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        return FileError(shown, f"cannot read: {error.strerror or error}")
+        data = read_regular(path)
+    except InputError as error:
+        return FileError(shown, str(error))
     return decode_source(data, shown)
 
 

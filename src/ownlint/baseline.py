@@ -34,10 +34,13 @@ from typing import Any
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic
 from ownlint.fingerprint import FindingKey, finding_key
+from ownlint.inputs import MAX_BASELINE_BYTES, InputError, parse_json, read_regular
+from ownlint.lines import escape_undecodable
 
 FORMAT_KEY = "ownlint-baseline"
 FORMAT_VERSION = 1
 _ENTRY_KEYS = {"path", "code", "handle", "text", "count"}
+MAX_COUNT = 1 << 31
 
 
 class BaselineError(ValueError):
@@ -45,8 +48,11 @@ class BaselineError(ValueError):
 
 
 def keys_for(findings: Iterable[Diagnostic], sources: Mapping[str, str], baseline_dir: Path) -> list[FindingKey]:
-    """The baseline key of each finding, its path made relative to `baseline_dir`."""
-    return [finding_key(d, sources, path=_relative(d.path, baseline_dir)) for d in findings]
+    """The baseline key of each finding, its path made relative to `baseline_dir`.
+
+    A path that is not valid UTF-8 is keyed (and written) in its escaped form
+    (`ownlint.lines.escape_undecodable`), so that the baseline file is UTF-8."""
+    return [finding_key(d, sources, path=escape_undecodable(_relative(d.path, baseline_dir))) for d in findings]
 
 
 def render(keys: Iterable[FindingKey]) -> str:
@@ -77,12 +83,12 @@ def write(path: Path, result: RunResult) -> Counter[FindingKey]:
 def read(path: Path) -> Counter[FindingKey]:
     """The entries of the baseline file at `path`, validated."""
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise BaselineError(f"{path}: cannot read: {error.strerror or error}") from None
+        data = read_regular(path, MAX_BASELINE_BYTES)
+    except InputError as error:  # missing, unreadable, not a regular file (a FIFO is never waited on), too large
+        raise BaselineError(f"{path}: {error}") from None
     try:
-        document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        document = parse_json(data)
+    except InputError as error:  # not JSON, nested too deeply
         raise BaselineError(f"{path}: not an ownlint baseline: {error}") from None
     if not isinstance(document, dict) or document.get(FORMAT_KEY) != FORMAT_VERSION:
         raise BaselineError(
@@ -106,8 +112,10 @@ def _entry(entry: Any, where: str) -> tuple[FindingKey, int]:
     count = entry["count"]
     if not all(isinstance(s, str) for s in strings) or not (handle is None or isinstance(handle, str)):
         raise BaselineError(f"{where}: path, code and text must be strings, handle a string or null")
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise BaselineError(f"{where}: count must be a positive integer")
+    if not entry["path"] or not entry["code"]:
+        raise BaselineError(f"{where}: path and code must not be empty")
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COUNT:
+        raise BaselineError(f"{where}: count must be a positive integer, at most {MAX_COUNT}")
     return FindingKey(entry["path"], entry["code"], handle or "", entry["text"]), count
 
 

@@ -34,7 +34,8 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+# readable=False: an unreadable path is an error entry of the run (README), not a usage error
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, readable=False))
 @click.option(
     "--format",
     "output_format",

@@ -16,22 +16,19 @@ from __future__ import annotations
 import functools
 import os
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from ownlint.inputs import MAX_CONFIG_BYTES, InputError, parse_toml, read_regular, shorten
 
 CONFIG_FILE_NAMES = (".ownlint.toml", "ownlint.toml", "pyproject.toml")
 """Looked for in this order in each directory; the first one that configures ownlint wins."""
 
 PARSE_ERROR_CODE = "OWN001"
 MIN_PAGE_SIZE = 4096
+MAX_PAGE_SIZE = 1 << 30
 
 _CODE_OR_PREFIX = re.compile(r"OWN[0-9]{0,3}")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -110,11 +107,41 @@ class Config:
         relative = self.relative_to_root(path)
         if relative is None:
             return ()
-        codes: list[str] = []
-        for entry in self.per_file_ignores:
-            if gitignore_spec((entry.pattern,)).match_file(relative):
-                codes.extend(entry.codes)
-        return tuple(codes)
+        return _PerFileMatcher.of(self.per_file_ignores).codes_for(relative)
+
+
+class _PerFileMatcher:
+    """The `per-file-ignores` of one configuration, each pattern compiled once, and the codes found
+    for each path remembered: asking per finding costs a dictionary look-up, however many patterns
+    there are (compiling them per question made a run with 600 patterns about 50 times slower)."""
+
+    _built: ClassVar[dict[int, tuple[tuple[PerFileIgnore, ...], _PerFileMatcher]]] = {}
+
+    def __init__(self, entries: tuple[PerFileIgnore, ...]) -> None:
+        import pathspec
+
+        self._entries = [(pathspec.GitIgnoreSpec.from_lines([e.pattern]), e.codes) for e in entries]
+        self._codes: dict[str, tuple[str, ...]] = {}
+
+    @classmethod
+    def of(cls, entries: tuple[PerFileIgnore, ...]) -> _PerFileMatcher:
+        """The matcher of `entries`, built on first use (keyed by identity: the tuple is kept alive
+        beside its matcher, so its id cannot be reused while cached)."""
+        cached = cls._built.get(id(entries))
+        if cached is not None and cached[0] is entries:
+            return cached[1]
+        if len(cls._built) >= 8:
+            cls._built.clear()
+        matcher = cls(entries)
+        cls._built[id(entries)] = (entries, matcher)
+        return matcher
+
+    def codes_for(self, relative: str) -> tuple[str, ...]:
+        codes = self._codes.get(relative)
+        if codes is None:
+            codes = tuple(c for spec, entry_codes in self._entries if spec.match_file(relative) for c in entry_codes)
+            self._codes[relative] = codes
+        return codes
 
 
 @functools.lru_cache(maxsize=256)
@@ -135,7 +162,7 @@ def normalize_code(value: object, where: str) -> str:
         code = value.strip().upper()
         if _CODE_OR_PREFIX.fullmatch(code):
             return code
-    raise ConfigError(f"{where}: {value!r} is not a rule code or prefix (like 'OWN201' or 'OWN2')")
+    raise ConfigError(f"{where}: {shorten(value)} is not a rule code or prefix (like 'OWN201' or 'OWN2')")
 
 
 def default_config(root: Path | None = None) -> Config:
@@ -146,12 +173,12 @@ def default_config(root: Path | None = None) -> Config:
 def find_config_file(start: str | os.PathLike[str]) -> Path | None:
     """The nearest configuration file at or above `start` (a file or a directory, which need not exist)."""
     here = Path(os.path.abspath(start))
-    if not here.is_dir():
+    if not os.path.isdir(here):  # os.path: False, not PermissionError, under a directory we may not enter
         here = here.parent
     for directory in (here, *here.parents):
         for name in CONFIG_FILE_NAMES:
             candidate = directory / name
-            if candidate.is_file() and _configures_ownlint(candidate):
+            if os.path.isfile(candidate) and _configures_ownlint(candidate):  # False where we may not look
                 return candidate
     return None
 
@@ -188,16 +215,11 @@ def _configures_ownlint(file: Path) -> bool:
 
 
 def _read_toml(file: Path) -> dict[str, Any]:
+    """The document of a configuration file: a regular file, bounded in size and nesting (`ownlint.inputs`)."""
     try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"{_shown(file)}: cannot read: {error.strerror or error}") from None
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{_shown(file)}: not UTF-8: {error.reason} at byte {error.start}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{_shown(file)}: invalid TOML: {error}") from None
+        return parse_toml(read_regular(file, MAX_CONFIG_BYTES))
+    except InputError as error:
+        raise ConfigError(f"{_shown(file)}: {error}") from None
 
 
 def _shown(file: Path) -> str:
@@ -211,7 +233,7 @@ def _shown(file: Path) -> str:
 def _from_table(table: Mapping[str, Any], file: Path, where: str) -> Config:
     for key in table:
         if key not in _KNOWN_KEYS:
-            raise ConfigError(f"{where} unknown key {key!r}")
+            raise ConfigError(f"{where} unknown key {shorten(key)}")
     base = file.parent
 
     def codes(key: str) -> tuple[str, ...]:
@@ -238,7 +260,7 @@ def _from_table(table: Mapping[str, Any], file: Path, where: str) -> Config:
 def _string_list(table: Mapping[str, Any], key: str, where: str) -> list[str]:
     value = table[key]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} key {key!r}: expected a list of strings, got {value!r}")
+        raise ConfigError(f"{where} key {key!r}: expected a list of strings, got {shorten(value)}")
     return value
 
 
@@ -256,7 +278,7 @@ def _model_paths(table: Mapping[str, Any], base: Path, where: str) -> tuple[Path
     for entry in _string_list(table, "models", where):
         path = Path(os.path.abspath(base / entry))
         if not path.is_file():
-            raise ConfigError(f"{where} key 'models': no such file {entry!r}")
+            raise ConfigError(f"{where} key 'models': no such file {shorten(entry)}")
         paths.append(path)
     return tuple(paths)
 
@@ -265,7 +287,7 @@ def _module_names(table: Mapping[str, Any], where: str) -> tuple[str, ...]:
     names = _string_list(table, "interop-modules", where)
     for name in names:
         if not _MODULE_NAME.fullmatch(name):
-            raise ConfigError(f"{where} key 'interop-modules': {name!r} is not a dotted module name")
+            raise ConfigError(f"{where} key 'interop-modules': {shorten(name)} is not a dotted module name")
     return tuple(names)
 
 
@@ -273,24 +295,35 @@ def _page_size(value: object, where: str) -> int | None:
     if value == "symbolic":
         return None
     if isinstance(value, int) and not isinstance(value, bool):
-        if value >= MIN_PAGE_SIZE and value & (value - 1) == 0:
+        if MIN_PAGE_SIZE <= value <= MAX_PAGE_SIZE and value & (value - 1) == 0:
             return value
     raise ConfigError(
-        f"{where} key 'page-size': expected \"symbolic\" or a power of two >= {MIN_PAGE_SIZE}, got {value!r}"
+        f"{where} key 'page-size': expected \"symbolic\" or a power of two from {MIN_PAGE_SIZE} to {MAX_PAGE_SIZE},"
+        f" got {shorten(value)}"
     )
 
 
 def _per_file_ignores(value: object, where: str) -> tuple[PerFileIgnore, ...]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{where} key 'per-file-ignores': expected a table of pattern = [codes], got {value!r}")
+        raise ConfigError(
+            f"{where} key 'per-file-ignores': expected a table of pattern = [codes], got {shorten(value)}"
+        )
     entries = []
     for pattern, codes in value.items():
-        inner = f"{where} key 'per-file-ignores' {pattern!r}"
+        inner = f"{where} key 'per-file-ignores' {shorten(pattern)}"
         if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-            raise ConfigError(f"{inner}: expected a list of codes, got {codes!r}")
-        try:
-            gitignore_spec((pattern,))
-        except ValueError as error:
-            raise ConfigError(f"{inner}: bad pattern: {error}") from None
+            raise ConfigError(f"{inner}: expected a list of codes, got {shorten(codes)}")
         entries.append(PerFileIgnore(pattern, tuple(normalize_code(c, inner) for c in codes)))
-    return tuple(entries)
+    result = tuple(entries)
+    try:
+        _PerFileMatcher.of(result)  # each pattern compiled once, here (the Config keeps this tuple); a bad one named
+    except ValueError:
+        for entry in entries:
+            try:
+                gitignore_spec((entry.pattern,))
+            except ValueError as error:
+                raise ConfigError(
+                    f"{where} key 'per-file-ignores' {shorten(entry.pattern)}: bad pattern: {error}"
+                ) from None
+        raise
+    return result

@@ -57,5 +57,5 @@ def with_occurrences(keys: Iterable[FindingKey]) -> list[tuple[FindingKey, int]]
 def line_hash(key: FindingKey, occurrence: int) -> str:
     """`<16 hex digits>:<occurrence>`, the shape GitHub gives its own `primaryLocationLineHash`."""
     material = f"{key.code}\0{key.path}\0{key.handle}\0{key.text}"
-    digest = hashlib.sha256(material.encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(material.encode("utf-8", "surrogateescape")).hexdigest()[:16]  # a name not UTF-8
     return f"{digest}:{occurrence}"

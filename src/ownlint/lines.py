@@ -46,7 +46,18 @@ _PRINTABLE[0x7F] = _caret(0x7F)
 _PRINTABLE.update({code: "M-" + _caret(code - 0x80) for code in range(0x80, 0xA0)})
 _SEPARATORS_AND_BIDI = (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _PRINTABLE.update({code: f"<U+{code:04X}>" for code in _SEPARATORS_AND_BIDI})
+# a byte of a file name that is not UTF-8, as os.fsdecode gives it ("surrogateescape"): shown as `\\xff`
+_PRINTABLE.update({code: f"\\x{code - 0xDC00:02x}" for code in range(0xDC80, 0xDD00)})
 _UNPRINTABLE = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(_PRINTABLE)) + "]")
+_UNDECODABLE = {code: f"\\x{code - 0xDC00:02x}" for code in range(0xDC80, 0xDD00)}
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def escape_undecodable(text: str) -> str:
+    """`text` with each byte that did not decode (a file name that is not UTF-8, as `os.fsdecode` gives
+    it) shown as `\\xff`: text that can be encoded as UTF-8. It is for showing, not for decoding:
+    a name holding the four characters `\\xff` looks the same."""
+    return text.translate(_UNDECODABLE) if _SURROGATE.search(text) else text
 
 
 def printable(text: str) -> str:
@@ -59,6 +70,9 @@ def printable(text: str) -> str:
     - the line and paragraph separators U+2028 and U+2029 and the bidi
       embeddings, overrides and isolates of "Trojan Source" (U+202A .. U+202E,
       U+2066 .. U+2069) become `<U+202E>` and so on.
+
+    A byte of a file name that is not UTF-8 (a lone surrogate from
+    `os.fsdecode`) becomes `\\xff` (`escape_undecodable`).
 
     The tab is the one control left as it is: it moves the cursor and does
     nothing else (the text format expands it to four spaces in quoted source

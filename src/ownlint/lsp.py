@@ -69,6 +69,7 @@ from ownlint.diagnostics import Diagnostic
 from ownlint.engine.models import ModelError
 from ownlint.lines import printable, split_lines
 from ownlint.lsp_convert import Positions, quick_fixes, to_lsp_diagnostic
+from ownlint.lsp_stream import BoundedInput
 from ownlint.lsp_workspace import WorkspaceFiles, snapshot
 from ownlint.registry import all_rules
 from ownlint.suppress import code_at
@@ -361,4 +362,4 @@ def _quiet_logging() -> None:
 def serve() -> None:
     """Run the server on standard input and output until the client ends it."""
     _quiet_logging()
-    OwnlintServer().server.start_io()
+    OwnlintServer().server.start_io(stdin=BoundedInput(sys.stdin.buffer))  # type: ignore[arg-type]

@@ -13,10 +13,17 @@ and reports the document's findings only.
 Discovery is cached per root and configuration, and forgotten when a document
 is saved or the client reports changed files (`forget`); a file's text read
 from disk is cached by its modification time and size.
+
+Discovery is bounded, because an editor may open any folder: a root that is
+the file system's root, the user's home directory or a directory above it is
+never walked (the document is analysed alone), and a walk that looks at more
+than `discovery.MAX_WORKSPACE_ENTRIES` directory entries is abandoned (the
+document is analysed alone, and the log says so once per root).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -25,9 +32,11 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
-from ownlint import api
+from ownlint import api, discovery
 from ownlint.config import Config
 from ownlint.discovery import discover, display_path
+
+logger = logging.getLogger(__name__)
 
 
 def key_of(path: str | os.PathLike[str]) -> str:
@@ -54,10 +63,17 @@ def root_of(path: Path, config: Config, folders: Sequence[Path]) -> Path | None:
     here = Path(os.path.abspath(path))
     holding = [Path(os.path.abspath(f)) for f in folders if here.is_relative_to(os.path.abspath(f))]
     if holding:
-        return max(holding, key=lambda f: len(f.parts))
-    if config.source is not None and here.is_relative_to(config.root):
+        innermost = max(holding, key=lambda f: len(f.parts))
+        return innermost if not _too_wide(innermost) else None
+    if config.source is not None and here.is_relative_to(config.root) and not _too_wide(config.root):
         return config.root
     return None
+
+
+def _too_wide(root: Path) -> bool:
+    """Whether `root` is the file system's root, the home directory or above it: no project to walk."""
+    home = Path(os.path.abspath(os.path.expanduser("~")))
+    return root.parent == root or home.is_relative_to(root)
 
 
 class WorkspaceFiles:
@@ -85,7 +101,14 @@ class WorkspaceFiles:
         with self._lock:
             files = self._found.get((root, config))
         if files is None:
-            files = discover([root], config).files
+            walk = discover([root], config, max_entries=discovery.MAX_WORKSPACE_ENTRIES)
+            files = walk.files
+            if not walk.complete:
+                logger.warning(
+                    "%s holds more than %d entries: its files are not analysed with the documents in it",
+                    display_path(root),
+                    discovery.MAX_WORKSPACE_ENTRIES,
+                )
             with self._lock:
                 self._found[(root, config)] = files
         skip = key_of(path)

@@ -5,9 +5,10 @@ what a callee does."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ownlint.engine.name_pattern import NamePattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +197,7 @@ class MemoryModel:
     array_interface: str = ""
     close_methods: set[str] = field(default_factory=set)
     descriptor_pattern: str = ""
-    descriptor_re: re.Pattern[str] | None = None  # descriptor_pattern, compiled when loaded
+    descriptor_re: NamePattern | None = None  # descriptor_pattern, compiled when loaded
     chain_field: str = ""
     keeps_alive: set[str] = field(default_factory=set)
 

@@ -10,17 +10,10 @@ model_types.py (and exported from here too).
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
+from ownlint.engine.model_reader import ModelError, TableReader
 from ownlint.engine.model_types import (
     Adopt,
     AsyncModel,
@@ -40,10 +33,8 @@ from ownlint.engine.model_types import (
     ThreadModel,
 )
 from ownlint.engine.models_maps import load_maps
-
-
-class ModelError(ValueError):
-    """A model file that cannot be used; str() is one line naming the file and key."""
+from ownlint.engine.name_pattern import NamePattern, PatternError
+from ownlint.inputs import MAX_MODEL_BYTES, InputError, parse_toml, read_regular
 
 
 def builtin_model_dir() -> Path:
@@ -52,55 +43,6 @@ def builtin_model_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return here.parent.parent / "rules"  # a source checkout or an editable install
-
-
-class _Reader:
-    """Validates one TOML table, naming the file and key in every error."""
-
-    def __init__(self, path: Path, where: str, table: Any) -> None:
-        self.path = path
-        self.where = where
-        if not isinstance(table, dict):
-            self.fail("", "must be a table")
-        self.table: dict[str, Any] = table
-        self.used: set[str] = set()
-
-    def fail(self, key: str, why: str) -> None:
-        k = f"{self.where}.{key}" if key else self.where
-        raise ModelError(f"{self.path}: {k}: {why}")
-
-    def get(self, key: str, kind: type | str, default: Any = None, required: bool = False) -> Any:
-        self.used.add(key)
-        if key not in self.table:
-            if required:
-                self.fail(key, "missing")
-            return default
-        value = self.table[key]
-        if kind == "tables":
-            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-                raise ModelError(f"{self.path}: [[{key}]]: must be an array of tables")
-        elif kind is list:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                self.fail(key, "must be a list of strings")
-        elif kind == "path":  # constant subscripts: strings and integers
-            if not isinstance(value, list) or not all(
-                isinstance(v, (str, int)) and not isinstance(v, bool) for v in value
-            ):
-                self.fail(key, "must be a list of strings and integers")
-        elif kind == "ints":
-            if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-                self.fail(key, "must be a list of integers")
-        elif kind is int:
-            if not isinstance(value, int) or isinstance(value, bool):
-                self.fail(key, "must be an integer")
-        elif isinstance(kind, type) and not isinstance(value, kind):
-            self.fail(key, f"must be a {kind.__name__}")
-        return value
-
-    def done(self) -> None:
-        extra = sorted(set(self.table) - self.used)
-        if extra:
-            self.fail(extra[0], "unknown key")
 
 
 _VALUE_KEYS = {
@@ -134,16 +76,12 @@ def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> Non
 
 def _load_file(path: Path, models: ModelSet) -> None:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ModelError(f"{path}: not UTF-8: {exc.reason} at byte {exc.start}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ModelError(f"{path}: not valid TOML: {exc}") from None
-    top = _Reader(path, "", data)
-    meta = _Reader(path, "[model]", top.get("model", dict, required=True))
-    name = meta.get("name", str, required=True)
+        data = parse_toml(read_regular(path, MAX_MODEL_BYTES))
+    except InputError as exc:  # not a regular file, too large, nested too deeply, not valid TOML
+        raise ModelError(f"{path}: {str(exc).replace('invalid TOML', 'not valid TOML')}") from None
+    top = TableReader(path, "", data)
+    meta = TableReader(path, "[model]", top.get("model", dict, required=True))
+    name = meta.name("name")
     meta.get("description", str, "")
     reference = meta.get("reference", str)
     if reference is not None:
@@ -161,7 +99,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
     meta.done()
     before = set(models.by_last_name) | set(models.by_qualified)
     for i, raw in enumerate(top.get("create", "tables", [])):
-        r = _Reader(path, f"[[create]][{i}]", raw)
+        r = TableReader(path, f"[[create]][{i}]", raw)
         fns = r.get("functions", list, required=True)
         out = r.get("out", int)
         result = r.get("result", int)
@@ -177,7 +115,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
             create = Create(fn, out, kind, released, name, result, key, counted)
             _merge(models, matching, fn, CallModel(creates=(create,), status=status, status_index=status_index))
     for i, raw in enumerate(top.get("release", "tables", [])):
-        r = _Reader(path, f"[[release]][{i}]", raw)
+        r = TableReader(path, f"[[release]][{i}]", raw)
         methods = r.get("methods", list)
         if methods is not None:
             of = tuple(r.get("of", list, required=True))
@@ -196,7 +134,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
     own_raw = top.get("ownership", dict)
     ownership = Ownership()
     if own_raw is not None:
-        o = _Reader(path, "[ownership]", own_raw)
+        o = TableReader(path, "[ownership]", own_raw)
         ownership = Ownership(
             keywords=tuple(o.get("keywords", list, [])),
             fields=tuple(o.get("fields", list, [])),
@@ -209,7 +147,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
             _merge(models, matching, fn, CallModel(record=True))
         o.done()
     for i, raw in enumerate(top.get("adopt", "tables", [])):
-        r = _Reader(path, f"[[adopt]][{i}]", raw)
+        r = TableReader(path, f"[[adopt]][{i}]", raw)
         fns = r.get("functions", list, required=True)
         handle = r.get("handle", int, 0)
         kind = r.get("owner-kind", str, "owner")
@@ -229,7 +167,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         for fn in fns:
             _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name, **checks)))
     for i, raw in enumerate(top.get("borrow", "tables", [])):
-        r = _Reader(path, f"[[borrow]][{i}]", raw)
+        r = TableReader(path, f"[[borrow]][{i}]", raw)
         fns = r.get("functions", list, required=True)
         owner = r.get("owner", int, -1)
         method = r.get("method", str, "none")
@@ -242,7 +180,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
             b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name, thread_safe)
             _merge(models, "last-name", fn, CallModel(borrow=b))
     for i, raw in enumerate(top.get("borrow-attribute", "tables", [])):
-        r = _Reader(path, f"[[borrow-attribute]][{i}]", raw)
+        r = TableReader(path, f"[[borrow-attribute]][{i}]", raw)
         attrs = r.get("attributes", list, required=True)
         steps = r.get("path", "path", [])
         kinds = tuple(r.get("owner-kinds", list, []))
@@ -251,7 +189,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
             b = Borrow(attr, -1, "tracked", (), ownership.guard_modules, name)
             models.borrow_attributes[attr] = BorrowAttribute(b, tuple(steps), kinds)
     for i, raw in enumerate(top.get("submit", "tables", [])):
-        r = _Reader(path, f"[[submit]][{i}]", raw)
+        r = TableReader(path, f"[[submit]][{i}]", raw)
         fns = r.get("functions", list, required=True)
         sub = dict(
             arguments=tuple(r.get("arguments", "ints", [])),
@@ -263,7 +201,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         for fn in fns:
             models.submits[fn] = Submit(fn, model=name, **sub)
     for i, raw in enumerate(top.get("owner", "tables", [])):
-        r = _Reader(path, f"[[owner]][{i}]", raw)
+        r = TableReader(path, f"[[owner]][{i}]", raw)
         fns = r.get("functions", list, required=True)
         kind = r.get("owner-kind", str, "object")
         r.done()
@@ -271,7 +209,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
             _merge(models, matching, fn, CallModel(owner_kind=kind))
     mem_raw = top.get("memory", dict)
     if mem_raw is not None:
-        r = _Reader(path, "[memory]", mem_raw)
+        r = TableReader(path, "[memory]", mem_raw)
         mem = models.memory
         for key in (
             "page-size",
@@ -299,16 +237,16 @@ def _load_file(path: Path, models: ModelSet) -> None:
         mem.array_interface = r.get("array-interface", str, mem.array_interface)
         mem.descriptor_pattern = r.get("descriptor-pattern", str, mem.descriptor_pattern)
         try:
-            mem.descriptor_re = re.compile(mem.descriptor_pattern) if mem.descriptor_pattern else None
-        except re.error as error:
-            r.fail("descriptor-pattern", f"not a regular expression: {error}")
+            mem.descriptor_re = NamePattern.compile(mem.descriptor_pattern) if mem.descriptor_pattern else None
+        except PatternError as error:  # the language is matched in linear time (engine/name_pattern.py)
+            r.fail("descriptor-pattern", f"not a supported pattern: {error}")
         mem.chain_field = r.get("chain-field", str, mem.chain_field)
         for item in mem.read_only_keywords:
             if "=" not in item:
                 r.fail("read-only-keywords", f"'{item}' is not of the form keyword=VALUE")
         r.done()
     merge = lambda fn, call: _merge(models, "last-name", fn, call)  # noqa: E731
-    load_maps(models, top, lambda where, raw: _Reader(path, where, raw), merge, status, status_index, name)
+    load_maps(models, top, lambda where, raw: TableReader(path, where, raw), merge, status, status_index, name)
     for section, target in (
         ("capsules", models.capsules),
         ("threads", models.threads),
@@ -318,14 +256,14 @@ def _load_file(path: Path, models: ModelSet) -> None:
     ):
         raw_section = top.get(section, dict)
         if raw_section is not None:
-            _load_sets(_Reader(path, f"[{section}]", raw_section), target)
+            _load_sets(TableReader(path, f"[{section}]", raw_section), target)
     if not raises:
         # every function this file models returns a status code instead of raising
         added = (set(models.by_last_name) | set(models.by_qualified)) - before
         models.non_raising.update(q.rpartition(".")[2] for q in added)
     values = top.get("values", dict)
     if values is not None:
-        v = _Reader(path, "[values]", values)
+        v = TableReader(path, "[values]", values)
         for key, attr in _VALUE_KEYS.items():
             getattr(models, attr).update(v.get(key, list, []))
         prefixes = v.get("inspect-prefixes", list, [])
@@ -334,7 +272,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
     top.done()
 
 
-def _load_sets(r: _Reader, target: object) -> None:
+def _load_sets(r: TableReader, target: object) -> None:
     """Fill a section's fields: lists of names into sets, strings into strings,
     tables of strings into dicts."""
     for key in list(r.table):

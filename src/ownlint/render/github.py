@@ -9,7 +9,8 @@ property also `:` and `,` become `%3A` and `%2C`. Other control characters
 in a message are shown as `cat -v` shows them (`ownlint.lines.printable`):
 a log viewer renders ANSI sequences, and the lines are often read in a
 terminal too. A file path is left as it is (escaped only as a property), so
-that the annotation still lands on its file. With
+that the annotation still lands on its file; only a name that is not UTF-8
+shows its undecodable bytes as `\\xff` (`ownlint.lines.escape_undecodable`). With
 `--report-unused-suppressions`, each unused suppression is a `::notice`.
 There is no summary line: every line is a command.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, FileError
-from ownlint.lines import printable
+from ownlint.lines import escape_undecodable, printable
 from ownlint.render import name_of, severity_of
 from ownlint.suppress import UnusedSuppression
 
@@ -32,7 +33,7 @@ def escape_data(text: str) -> str:
 
 
 def escape_property(text: str) -> str:
-    return _percent(text).replace(":", "%3A").replace(",", "%2C")
+    return _percent(escape_undecodable(text)).replace(":", "%3A").replace(",", "%2C")
 
 
 def command(kind: str, message: str, **properties: str | int) -> str:

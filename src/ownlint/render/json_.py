@@ -2,17 +2,34 @@
 
 `unused_suppressions` is added only when `--report-unused-suppressions` is
 given, so that the documented keys stay the only keys otherwise.
+
+A file name that is not UTF-8 cannot be a JSON string as it is: its `path`
+shows each byte that does not decode as `\\xff` (as the text output does), and
+`path_base64` beside it holds the name's bytes exactly (base64). Only such
+names get a `path_base64`, so the output is valid UTF-8 JSON whatever the
+names and the documented keys stay the only keys otherwise.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 from typing import Any
 
 from ownlint import __version__
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, Fix
+from ownlint.lines import escape_undecodable
 from ownlint.render import name_of, severity_of
+
+
+def path_fields(path: str) -> dict[str, str]:
+    """`{"path": ...}`, and `"path_base64"` for a name that is not UTF-8 (see the module's docstring)."""
+    shown = escape_undecodable(path)
+    if shown == path:
+        return {"path": path}
+    return {"path": shown, "path_base64": base64.b64encode(os.fsencode(path)).decode("ascii")}
 
 
 def finding(diagnostic: Diagnostic) -> dict[str, Any]:
@@ -21,14 +38,19 @@ def finding(diagnostic: Diagnostic) -> dict[str, Any]:
         "code": diagnostic.code,
         "name": name_of(diagnostic.code),
         "severity": severity_of(diagnostic.code),
-        "path": diagnostic.path,
+        **path_fields(diagnostic.path),
         "line": span.line,
         "column": span.column,
         "end_line": span.end_line,
         "end_column": span.end_column,
-        "message": diagnostic.message,
+        "message": escape_undecodable(diagnostic.message),
         "related": [
-            {"path": r.path, "line": r.span.line, "column": r.span.column, "message": r.message}
+            {
+                **path_fields(r.path),
+                "line": r.span.line,
+                "column": r.span.column,
+                "message": escape_undecodable(r.message),
+            }
             for r in diagnostic.related
         ],
         "fix": _fix(diagnostic.fix),
@@ -59,7 +81,7 @@ def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "version": __version__,
         "findings": [finding(d) for d in result.findings],
-        "errors": [{"path": e.path, "message": e.message} for e in result.errors],
+        "errors": [{**path_fields(e.path), "message": escape_undecodable(e.message)} for e in result.errors],
         "summary": {
             "files": len(result.files),
             "findings": len(result.findings),
@@ -68,7 +90,7 @@ def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
     }
     if show_unused:
         out["unused_suppressions"] = [
-            {"path": u.path, "line": u.line, "column": u.column, "suppression": u.what}
+            {**path_fields(u.path), "line": u.line, "column": u.column, "suppression": u.what}
             for u in result.unused_suppressions
         ]
     return out

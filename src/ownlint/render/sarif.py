@@ -4,7 +4,9 @@ One run. `tool.driver.rules` holds every rule of the registry with its
 documentation; each result points at its rule by `ruleId` and `ruleIndex`.
 Paths relative to the working directory are given against the base
 `%SRCROOT%` (the working directory, in `originalUriBaseIds`); paths outside it
-as absolute `file:` URIs. Lines and columns are 1-based, columns in code
+as absolute `file:` URIs. A URI percent-encodes the bytes of the name, so a
+name that is not UTF-8 is kept exactly (`bad%FF.py`); in message texts it
+shows its undecodable bytes as `\\xff` (`ownlint.lines.escape_undecodable`). Lines and columns are 1-based, columns in code
 points (`columnKind`), end columns exclusive, as SARIF wants.
 
 The story of a finding (`Diagnostic.related`, then the finding itself) is
@@ -20,6 +22,7 @@ Not here: unused suppressions (`--report-unused-suppressions` adds nothing).
 from __future__ import annotations
 
 import json
+import os
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,7 @@ from ownlint import __version__
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, FileError, Fix, Span
 from ownlint.fingerprint import finding_key, line_hash, with_occurrences
+from ownlint.lines import escape_undecodable
 from ownlint.registry import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -93,11 +97,15 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], fingerprint: str) -> 
     if diagnostic.code in index:
         out["ruleIndex"] = index[diagnostic.code]
     out["level"] = level_of(rule.severity if rule is not None else "error")
-    out["message"] = {"text": diagnostic.message}
+    out["message"] = {"text": escape_undecodable(diagnostic.message)}
     out["locations"] = [{"physicalLocation": _physical(diagnostic.path, diagnostic.span)}]
     if diagnostic.related:
         out["relatedLocations"] = [
-            {"id": number, "physicalLocation": _physical(r.path, r.span), "message": {"text": r.message}}
+            {
+                "id": number,
+                "physicalLocation": _physical(r.path, r.span),
+                "message": {"text": escape_undecodable(r.message)},
+            }
             for number, r in enumerate(diagnostic.related, start=1)
         ]
     out["codeFlows"] = [_code_flow(diagnostic)]
@@ -118,7 +126,10 @@ def _code_flow(diagnostic: Diagnostic) -> dict[str, Any]:
             {
                 "locations": [
                     {
-                        "location": {"physicalLocation": _physical(path, span), "message": {"text": message}},
+                        "location": {
+                            "physicalLocation": _physical(path, span),
+                            "message": {"text": escape_undecodable(message)},
+                        },
                         "executionOrder": order,
                     }
                     for order, (path, span, message) in enumerate(steps, start=1)
@@ -153,7 +164,7 @@ def _invocation(result: RunResult) -> dict[str, Any]:
 def _notification(error: FileError) -> dict[str, Any]:
     return {
         "level": "error",
-        "message": {"text": f"{error.path}: {error.message}"},
+        "message": {"text": escape_undecodable(f"{error.path}: {error.message}")},
         "locations": [{"physicalLocation": {"artifactLocation": _artifact(error.path)}}],
     }
 
@@ -166,7 +177,7 @@ def _artifact(path: str) -> dict[str, Any]:
     """A displayed path: relative ones against `%SRCROOT%`, absolute ones as `file:` URIs."""
     if Path(path).is_absolute():
         return {"uri": Path(path).as_uri()}
-    return {"uri": urllib.parse.quote(path), "uriBaseId": SRCROOT}
+    return {"uri": urllib.parse.quote(os.fsencode(path)), "uriBaseId": SRCROOT}
 
 
 def _region(span: Span) -> dict[str, int]:

@@ -228,7 +228,10 @@ def _as_nobody() -> list[str] | None:
 FLAGS = ["--jobs", "1", "--format", "json"]
 _DROP_AND_RUN = """
 import os, sys
-from ownlint import api, commands, config
+from ownlint import api, cache, commands, config
+# the interpreter lives under /root (0700): whatever the run imports after dropping to `nobody`
+# (the cache module, what a worker imports lazily) is imported before
+import ctypes, encodings.ascii, resource, traceback
 from ownlint.render import json_
 ids = [i for i in sys.argv[1:3] if i]
 if ids:

@@ -244,3 +244,31 @@ def test_ctrl_c_during_a_run_exits_130_and_leaves_no_worker(tmp_path: Path) -> N
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
+
+
+# --- the language server outlives a document that kills its worker (issue 29, point 2) ----------------
+
+
+def test_the_language_server_outlives_a_document_that_kills_its_worker(tmp_path: Path) -> None:
+    """The server's analysis of a document whose worker dies (a fake engine segfaults on `# STOP`)
+    is that document's problem only, naming the file (shown with `window/showMessage`, as
+    configuration problems are); the next document is checked by a new worker. The fake engine
+    reaches the worker only when it is forked, so the server's `analyse` runs here in a process
+    with no other thread (pygls's threads would make the worker start fresh, without the fake)."""
+    tests = Path(__file__).resolve().parent
+    stops, ok = tmp_path / "stops.py", tmp_path / "ok.py"
+    (tmp_path / "pyproject.toml").write_text("[tool.ownlint]\n", encoding="utf-8")
+    script = (
+        f"import sys\nsys.path.insert(0, {str(tests)!r})\nimport isolation_fakes\n"
+        "isolation_fakes.install('segfault')\nfrom pathlib import Path\nfrom ownlint.lsp import analyse\n"
+        f"first = analyse('from ze import *\\nzeMemFree(ctx, p)  # STOP\\n', Path({str(stops)!r}))\n"
+        f"second = analyse({HEAD!r}, Path({str(ok)!r}))\n"
+        "print(first.problem)\nprint([f.code for f in first.findings])\n"
+        "print(second.problem)\nprint([(f.code, f.span.line) for f in second.findings])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4, done.stdout + done.stderr
+    assert "stops.py: analysis stopped: the worker process was killed by signal 11 (SIGSEGV)" in lines[0]
+    assert lines[1:] == ["[]", "None", "[('OWN201', 5)]"], done.stdout + done.stderr
+    assert "Traceback" not in done.stderr

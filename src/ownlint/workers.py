@@ -164,7 +164,12 @@ def _worker_main(
     parents.close()
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is for the parent, which ends its workers
-    start_worker()
+    try:
+        start_worker()
+    except Exception as error:  # one line, never a traceback: the parent reports the files this worker had
+        print(f"ownlint worker: could not start: {type(error).__name__}: {error}", file=sys.stderr)
+        sys.stderr.flush()
+        os._exit(1)
     with conn:
         while True:
             try:

@@ -25,14 +25,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ownlint import __version__, runner
-from ownlint.checks import CHECKERS
+from ownlint.checks import CHECKERS, to_diagnostic
 from ownlint.config import Config
-from ownlint.diagnostics import Diagnostic, FileError, FileReport
+from ownlint.diagnostics import Diagnostic, FileError, FileReport, Span
 from ownlint.discovery import discover, display_path
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
-from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
+from ownlint.engine.violations import Violation
+from ownlint.suppress import (
+    FileSuppressions,
+    UnusedSuppression,
+    apply_suppressions,
+    parse_suppressions,
+    unused_suppressions,
+)
 
 if TYPE_CHECKING:
     from ownlint.cache import Cache
@@ -245,12 +252,13 @@ def _analyze(
                 by_path.setdefault(diagnostic.path, []).append(diagnostic)
     findings: list[Diagnostic] = []
     unused: list[UnusedSuppression] = []
-    for path in sorted(by_path.keys() | (texts.keys() if report_unused else set())):
+    for path in sorted(by_path.keys() | texts.keys()):  # every file read: its comments may be invalid
         diagnostics = by_path.get(path, [])
         if path not in texts:
             findings.extend(diagnostics)
             continue
         suppressions = parse_suppressions(texts[path])
+        diagnostics += _invalid_suppressions(path, suppressions, config)
         kept, used = apply_suppressions(diagnostics, suppressions)
         findings.extend(kept)
         if report_unused:
@@ -260,6 +268,19 @@ def _analyze(
     unused.sort(key=lambda u: (u.path, u.line, u.column, u.what))
     seconds = time.perf_counter() - started
     return RunResult(findings, errors, files, seconds, texts, unused)
+
+
+def _invalid_suppressions(path: str, suppressions: FileSuppressions, config: Config) -> list[Diagnostic]:
+    """OWN002 for each comment of the file that cannot silence what it says (if the rule is enabled there)."""
+    code = "OWN002"
+    if not suppressions.invalid or not config.is_enabled(code, path):
+        return []
+    return [
+        to_diagnostic(
+            Violation(code, path, Span(i.line, i.column, i.line, i.end_column), None, (("reason", i.reason),))
+        )
+        for i in suppressions.invalid
+    ]
 
 
 def _enabled_in(config: Config, path: str) -> Callable[[str], bool]:

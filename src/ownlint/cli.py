@@ -68,7 +68,7 @@ def cli() -> None:
 @click.option(
     "--report-unused-suppressions",
     is_flag=True,
-    help="Also print suppression comments that silenced nothing (does not change the exit status).",
+    help="Also report suppression comments that silenced nothing, and fail the run on them (exit 1).",
 )
 @click.option(
     "--baseline",

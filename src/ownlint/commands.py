@@ -128,7 +128,7 @@ def check(
     if result.has_internal_error:
         fail("ownlint failed on some files (internal error); see the error entries above")
     failed = [e for e in result.errors if e.kind != "budget"]  # a budget note does not fail the run
-    if (result.findings or failed) and not exit_zero:
+    if (result.findings or failed or result.unused_suppressions) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
 

@@ -24,5 +24,5 @@ def render(result: RunResult, *, show_unused: bool = False) -> str:
     lines += [finding_line(d) for d in result.findings]
     if show_unused:
         lines += [unused_line(u) for u in result.unused_suppressions]
-    lines.append(summary_line(result))
+    lines.append(summary_line(result, show_unused=show_unused))
     return "\n".join(lines) + "\n"

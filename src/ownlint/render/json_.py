@@ -60,11 +60,8 @@ def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
         "version": __version__,
         "findings": [finding(d) for d in result.findings],
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
-        "summary": {
-            "files": len(result.files),
-            "findings": len(result.findings),
-            "seconds": round(result.seconds, 3),
-        },
+        # no timings: two runs on the same input give the same bytes
+        "summary": {"files": len(result.files), "findings": len(result.findings)},
     }
     if show_unused:
         out["unused_suppressions"] = [

@@ -70,7 +70,7 @@ def render(result: RunResult, console: Console, *, show_unused: bool = False) ->
     if show_unused:
         for unused in result.unused_suppressions:
             console.print(Text(unused_line(unused), style="yellow"))
-    console.print(Text(summary_line(result), style="bold"))
+    console.print(Text(summary_line(result, show_unused=show_unused), style="bold"))
 
 
 class _Lines(dict[str, list[str]]):

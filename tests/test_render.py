@@ -213,3 +213,12 @@ def test_summary_counts_warnings_and_plurals(monkeypatch: pytest.MonkeyPatch) ->
     )
     assert render.summary_line(result(files=12)) == "All checked! 12 files, no findings."
     assert render.summary_line(result(files=1)) == "All checked! 1 file, no findings."
+
+
+@pytest.mark.parametrize("code", ["OWN301", "OWN302", "OWN303", "OWN304", "OWN305", "OWN402", "OWN404"])
+def test_text_notes_are_one_line_without_escaped_newlines(code: str) -> None:
+    # the rules' References run over several lines of their docstring: a note joins them
+    finding = Diagnostic(code, "pkg/a.py", Span(5, 5, 5, 22), "msg")
+    notes = [line for line in plain_text(result(finding)).splitlines() if "= note:" in line]
+    assert notes and all("^J" not in line and "\\n" not in line for line in notes)
+    assert any(" ".join(registry.rule(code).references.split()) in line for line in notes)

@@ -117,8 +117,8 @@ def frame(diagnostic: Diagnostic, lines_of: dict[str, list[str]]) -> list[Text]:
     rule = rule_of(diagnostic.code)
     if diagnostic.reference:
         out.append(_note(pad, "note", f"see {diagnostic.reference}."))
-    elif rule is not None and rule.references.strip():
-        out.append(_note(pad, "note", f"see {rule.references.strip()}"))
+    elif rule is not None and rule.references.strip():  # written over several lines: one line here
+        out.append(_note(pad, "note", f"see {' '.join(rule.references.split())}"))
     out.append(_note(pad, "note", f"`ownlint explain {diagnostic.code}` shows the rule's documentation"))
     return out
 

@@ -109,6 +109,8 @@ helper's parameter or an inherited `__del__`, nor in a file that mentions
 local are correlated; conditions on anything else are assumed to go either way.
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
+    cwe=(415,),
+    security_severity=8.0,
 )
 
 

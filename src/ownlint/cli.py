@@ -38,10 +38,20 @@ def cli() -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "concise", "json", "sarif", "github"]),
+    type=click.Choice(["text", "concise", "json", "sarif", "github", "gitlab", "junit"]),
     default="text",
     show_default=True,
-    help="Output format.",
+    help="Output format (gitlab: GitLab Code Quality; junit: JUnit XML).",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to this file instead of standard output.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else (no summary, no progress).")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Also say on standard error which configuration and files were used."
 )
 @click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to check; replaces `select`.")
 @click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to skip; adds to `ignore`.")

@@ -57,7 +57,7 @@ class _Annotation:
     primary: bool
 
 
-def render(result: RunResult, console: Console, *, show_unused: bool = False) -> None:
+def render(result: RunResult, console: Console, *, show_unused: bool = False, summary: bool = True) -> None:
     """Print file errors, one frame per finding, unused suppressions on request, and the summary."""
     for error in result.errors:
         console.print(Text(error_line(error), style="bold red"))
@@ -70,7 +70,8 @@ def render(result: RunResult, console: Console, *, show_unused: bool = False) ->
     if show_unused:
         for unused in result.unused_suppressions:
             console.print(Text(unused_line(unused), style="yellow"))
-    console.print(Text(summary_line(result, show_unused=show_unused), style="bold"))
+    if summary:
+        console.print(Text(summary_line(result, show_unused=show_unused), style="bold"))
 
 
 class _Lines(dict[str, list[str]]):

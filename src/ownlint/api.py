@@ -118,9 +118,20 @@ def check_paths(
             continue
         sources.append(SourceFile(shown, text, module_name(file)))
     progress.start(len(found.files))
+    advanced = [0]
+
+    def done(count: int) -> None:  # told by the runner as components are analysed
+        if count:
+            advanced[0] += count
+            progress.advance(count)
+
+    done(len(found.files) - len(sources))  # those that could not be read are done
+
     files = [shown_as.get(f) or display_path(f) for f in found.files]
-    result = _analyze(sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache)
-    progress.advance(len(found.files))  # the engine analyses the whole project in one call
+    result = _analyze(
+        sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache, done=done
+    )
+    done(len(found.files) - advanced[0])  # whatever the runner did not count (none, normally)
     return result
 
 
@@ -225,6 +236,7 @@ def _analyze(
     jobs: int | None = None,
     use_cache: bool = False,
     incremental: bool = False,
+    done: Callable[[int], None] | None = None,
 ) -> RunResult:
     options = EngineOptions(
         interop_modules=config.interop_modules,
@@ -237,7 +249,7 @@ def _analyze(
         from ownlint.cache import Cache  # tempfile and the like: not for a run without a cache
 
         cache = Cache(config.root, models.files, options)
-    reports = _isolated_analysis(sources, models, options, jobs, cache)
+    reports = _isolated_analysis(sources, models, options, jobs, cache, done)
     texts = {f.path: f.source for f in sources}
     by_path: dict[str, list[Diagnostic]] = {}
     enabled: dict[tuple[str, str], bool] = {}  # per code and file: a file has many findings of few codes
@@ -296,10 +308,11 @@ def _isolated_analysis(
     options: EngineOptions,
     jobs: int | None,
     cache: Cache | None,
+    done: Callable[[int], None] | None = None,
 ) -> list[FileReport]:
     """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""
     try:
-        return runner.analyze(sources, models, options, jobs, cache)
+        return runner.analyze(sources, models, options, jobs, cache, done)
     except Exception as error:  # the one place where a failure is isolated from the rest of the run
         reason = " ".join(f"{type(error).__name__}: {error}".split())
         message = f"{INTERNAL_ERROR_PREFIX} {__version__}: {reason}"

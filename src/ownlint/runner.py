@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pickle
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -46,26 +47,34 @@ def analyze(
     options: EngineOptions,
     jobs: int | None = None,
     cache: Cache | None = None,
+    done: Callable[[int], None] | None = None,
 ) -> list[FileReport]:
-    """One report per file, in the order given."""
+    """One report per file, in the order given. `done(n)` is told as `n` more
+    files are known (analysed, found in the cache, or needing no analysis), so
+    that a progress bar advances as the run goes."""
+    done = done or _told_nobody
     jobs = jobs or default_jobs()
     run_key = cache.key(files, "run") if cache is not None else None
     if cache is not None and run_key is not None:
         whole = cache.get(run_key)
         if whole is not None and [r.path for r in whole] == [f.path for f in files]:
+            done(len(files))
             return whole
     reports = {f.path: FileReport(f.path) for f in files}
     pending: list[tuple[str | None, list[SourceFile]]] = []
-    for component in prefilter.select(files, models):
+    components = prefilter.select(files, models)
+    done(len(files) - sum(map(len, components)))  # those no component holds need no analysis
+    for component in components:
         chosen = [files[i] for i in component]
         key = cache.key(chosen) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if hit is not None:
             for r in hit:
                 reports[r.path] = r
+            done(len(chosen))
         else:
             pending.append((key, chosen))
-    results = _run([c for _, c in pending], models, options, jobs)
+    results = _run([c for _, c in pending], models, options, jobs, done)
     stopped = False
     for (key, _), result in zip(pending, results, strict=True):
         for r in result:
@@ -78,6 +87,10 @@ def analyze(
     if cache is not None and run_key is not None and not stopped:
         cache.put(run_key, out)
     return out
+
+
+def _told_nobody(count: int) -> None:
+    pass
 
 
 def _was_stopped(reports: list[FileReport]) -> bool:
@@ -147,8 +160,9 @@ def _run(
     models: ModelSet,
     options: EngineOptions,
     jobs: int,
+    done: Callable[[int], None],
 ) -> list[list[FileReport]]:
-    """The reports of each component, in order.
+    """The reports of each component, in order (`done` told of each task's files as it ends).
 
     A small run, too small to be worth spreading, still goes to one worker
     where that worker can be forked (`can_fork`), so that a file that makes
@@ -164,8 +178,8 @@ def _run(
     total = sum(prefilter.lines(c) for c in components)
     small = len(components) <= 1 or total < PARALLEL_MIN_LINES
     if jobs <= 1 or (small and (options.incremental or not can_fork())):
-        return _run_here(components, models, options)
-    results = _Results(components)
+        return _run_here(components, models, options, done)
+    results = _Results(components, done)
     workers_wanted = 1 if small else jobs
     tasks = deque(results.whole(batch) for batch in _batches(components, workers_wanted))
     pool: workers.Pool[list[_Piece]] = workers.Pool(
@@ -188,11 +202,12 @@ def _run_here(
     components: list[list[SourceFile]],
     models: ModelSet,
     options: EngineOptions,
+    done: Callable[[int], None],
 ) -> list[list[FileReport]]:
     """`_run` in this process, one component after another: as in a worker,
     a MemoryError stops only what it was analysing (with no limit set here,
     it is rare: the machine runs out first)."""
-    results = _Results(components)
+    results = _Results(components, done)
     tasks = deque(results.whole([i]) for i in range(len(components)))
     while tasks:
         task = tasks.popleft()  # of one piece, as is each task `_Results` makes of a task of one piece
@@ -232,8 +247,9 @@ class _Results:
     with an entry saying so. Each step runs fewer files, or marks the
     component as tried alone, so this ends."""
 
-    def __init__(self, components: list[list[SourceFile]]) -> None:
+    def __init__(self, components: list[list[SourceFile]], done: Callable[[int], None] = _told_nobody) -> None:
         self.components = components
+        self.done = done  # told of a component's files when its reports are complete
         self.reports: list[list[FileReport] | None] = [None] * len(components)
         self.got: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its final report
         self.alone: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its report alone
@@ -313,9 +329,10 @@ class _Results:
     def _complete(self, c: int) -> None:
         """Sets component `c`'s reports if every file of it has one."""
         got = self.got[c]
-        if len(got) < len(self.components[c]):
+        if len(got) < len(self.components[c]) or self.reports[c] is not None:
             return
         self.reports[c] = [got[i] for i in range(len(self.components[c]))]
+        self.done(len(self.components[c]))
 
 
 def _failed(results: list[list[FileReport] | None], components: list[list[SourceFile]], error: OSError) -> None:

@@ -105,25 +105,25 @@ def check(**options: Any) -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "markdown", "docs"]),
+    type=click.Choice(["text", "markdown", "docs", "json"]),
     default="text",
     show_default=True,
-    help="A table for the terminal, the Markdown table of the README, or docs/rules.md (every rule in full).",
+    help="A table, the Markdown table of the README, docs/rules.md (every rule in full), or JSON.",
 )
 def rules(**options: Any) -> None:
     """List every rule: code, name, severity and summary."""
-    from ownlint import commands
+    from ownlint import rule_commands
 
-    commands.rules(**options)
+    rule_commands.rules(**options)
 
 
 @cli.command()
 @click.argument("code")
 def explain(**options: Any) -> None:
     """Show the documentation of one rule, by code (OWN201) or name (double-free)."""
-    from ownlint import commands
+    from ownlint import rule_commands
 
-    commands.explain(**options)
+    rule_commands.explain(**options)
 
 
 @cli.command("lsp")

@@ -29,7 +29,6 @@ from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.lines import printable
 from ownlint.progress import progress_for
-from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -315,37 +314,6 @@ def _print(result: api.RunResult, shown: _Shown, stream: TextIO) -> None:
     click.echo(out, nl=False, file=stream)
 
 
-def rules(output_format: str) -> None:
-    """List every rule: code, name, severity and summary."""
-    if output_format == "markdown":
-        click.echo(rules_markdown_table(), nl=False)
-        return
-    if output_format == "docs":
-        click.echo(rules_document(), nl=False)
-        return
-    from rich.table import Table
-
-    table = Table("code", "name", "severity", "summary", box=None, pad_edge=False)
-    for rule in all_rules().values():
-        table.add_row(rule.code, rule.name, rule.severity, rule.summary)
-    console = make_console()
-    console.soft_wrap = False
-    console.print(table)
-
-
-def explain(code: str) -> None:
-    """Show the documentation of one rule, by code (OWN201) or name (double-free)."""
-    rule = find_rule(code)
-    if rule is None:
-        fail(f"unknown rule {code!r}; `ownlint rules` lists them")
-    if sys.stdout.isatty():
-        from rich.markdown import Markdown  # only here: its import costs more than a cached run
-
-        make_console().print(Markdown(rule.markdown()))
-    else:
-        click.echo(rule.markdown(), nl=False)
-
-
 _LSP_PACKAGES = frozenset({"pygls", "lsprotocol", "cattrs", "attrs"})
 
 
@@ -362,12 +330,3 @@ def lsp_command() -> None:
             "pip install 'pygls>=1.3' lsprotocol"
         )
     lsp.serve()
-
-
-def find_rule(code_or_name: str) -> Rule | None:
-    """The rule with this code (any case) or kebab-case name."""
-    wanted = code_or_name.strip()
-    for rule in all_rules().values():
-        if wanted.upper() == rule.code or wanted.lower() == rule.name:
-            return rule
-    return None

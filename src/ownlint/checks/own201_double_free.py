@@ -125,4 +125,9 @@ def describe(v: Violation) -> tuple[str, str, str]:
     )
 
 
-CHECK = Check(RULE, describe)
+def story_label(label: str) -> str:
+    """The release that comes before the reported one is the first of two."""
+    return "first freed here" if label == "freed here" else label
+
+
+CHECK = Check(RULE, describe, story_label=story_label)

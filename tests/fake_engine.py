@@ -60,6 +60,7 @@ def install(monkeypatch: pytest.MonkeyPatch) -> list[list[project.SourceFile]]:
         options: project.EngineOptions,
         jobs: int | None = None,
         cache: object = None,
+        done: object = None,
     ) -> list[FileReport]:
         return recording(files, models, options)
 

@@ -120,6 +120,25 @@ class TestCheckPaths:
             ("b.py", 1, "ownlint: ignore"),
         ]
 
+    def test_invalid_suppressions_are_findings_of_their_own(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        install(monkeypatch)
+        write(
+            tmp_path / "a.py",
+            "x = 1  # ownlint: ignore[OWN999]\ny = 2  # ownlint: ignore-file\nfree_again(p)  # noqa\n",
+        )
+        write(tmp_path / "b.py", "z = 3  # ownlint: ignore[double-fre]  # ownlint: ignore[OWN002]\n")
+        result = api.check_paths(["."], default_config())
+        assert codes(result) == [("a.py", 1, "OWN002"), ("a.py", 2, "OWN002"), ("a.py", 3, "OWN201")]
+        assert [(d.span.column, d.message) for d in result.findings[:2]] == [
+            (8, "unknown rule 'OWN999' in a suppression; `ownlint rules` lists them"),
+            (8, "`ownlint: ignore-file` after code silences nothing: put it on a line of its own"),
+        ]
+        config = default_config(tmp_path).with_overrides(select=None, ignore=["OWN002"])
+        assert codes(api.check_paths(["."], config)) == [("a.py", 3, "OWN201")]
+        assert codes(api.check_source("x = 1  # noqa: OWN1234\n", "c.py", default_config())) == [("c.py", 1, "OWN002")]
+
     def test_an_engine_crash_is_an_error_entry_for_every_file(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

@@ -100,12 +100,8 @@ JSON_SCHEMA = {
         "summary": {
             "type": "object",
             "additionalProperties": False,
-            "required": ["files", "findings", "seconds"],
-            "properties": {
-                "files": {"type": "integer"},
-                "findings": {"type": "integer"},
-                "seconds": {"type": "number"},
-            },
+            "required": ["files", "findings"],
+            "properties": {"files": {"type": "integer"}, "findings": {"type": "integer"}},
         },
     },
 }
@@ -185,14 +181,22 @@ class TestCheckInProcess:
 
     def test_report_unused_suppressions(self, tmp_path: Path, engine: object) -> None:
         write(tmp_path / "a.py", "free_again(p)  # noqa: OWN201, OWN203\n")
+        assert invoke("check").exit_code == 0
         text = invoke("check", "--report-unused-suppressions")
-        assert text.exit_code == 0
+        assert text.exit_code == 1  # asked for, an unused suppression fails the run (Ruff's RUF100)
         assert text.stdout.splitlines() == [
             "a.py:1:16: unused suppression 'OWN203'",
-            "All checked! 1 file, no findings.",
+            "All checked! 1 file, no findings. 1 suppression silenced nothing.",
         ]
+        assert invoke("check", "--report-unused-suppressions", "--exit-zero").exit_code == 0
         document = json.loads(invoke("check", "--format", "json", "--report-unused-suppressions").stdout)
         assert document["unused_suppressions"] == [{"path": "a.py", "line": 1, "column": 16, "suppression": "OWN203"}]
+
+    def test_json_output_is_the_same_on_every_run(self, tmp_path: Path, engine: object) -> None:
+        write(tmp_path / "a.py", "free(p)\nfree_again(p)\n")
+        first, second = invoke("check", "--format", "json"), invoke("check", "--format", "json", "--no-cache")
+        assert first.stdout == second.stdout
+        assert "seconds" not in json.loads(first.stdout)["summary"]
 
     def test_json_output_matches_the_schema(self, tmp_path: Path, engine: object) -> None:
         write(tmp_path / "a.py", "free(p)\nfree_again(p)\n")
@@ -370,11 +374,11 @@ class TestSubprocess:
     def test_suppression_comments_are_accepted(self, tmp_path: Path) -> None:
         write(tmp_path / "a.py", "x = 1  # noqa: OWN201\ny = 2  # ownlint: ignore[OWN203]\n")
         result = run("check", "--format", "concise", "--report-unused-suppressions", cwd=tmp_path)
-        assert result.returncode == 0
+        assert result.returncode == 1
         assert result.stdout.splitlines() == [
             "a.py:1:8: unused suppression 'OWN201'",
             "a.py:2:8: unused suppression 'OWN203'",
-            "All checked! 1 file, no findings.",
+            "All checked! 1 file, no findings. 2 suppressions silenced nothing.",
         ]
 
     def test_explain_piped_is_plain_markdown(self, tmp_path: Path) -> None:

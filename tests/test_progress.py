@@ -70,7 +70,36 @@ def test_check_paths_reports_progress(tmp_path: Path, monkeypatch: pytest.Monkey
             events.append(("advance", count))
 
     api.check_paths(["."], default_config(tmp_path), progress=Recorder())
-    assert events == [("start", 2), ("advance", 2)]
+    assert events == [("start", 2), ("advance", 2)]  # neither names anything modelled: both done at once
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_advances_as_each_component_is_analysed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    # it showed 0/600 files for a 40-second run, then all at once at the end
+    monkeypatch.chdir(tmp_path)
+    for i in range(4):  # four components: files that do not reach each other
+        (tmp_path / f"m{i}.py").write_text(
+            f"from ze import *\n\n\ndef f{i}(ctx, p):\n    zeMemFree(ctx, p)\n    zeMemFree(ctx, p)\n" * 40,
+            encoding="utf-8",
+        )
+    (tmp_path / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    events: list[tuple[str, int]] = []
+
+    class Recorder:
+        def start(self, total: int) -> None:
+            events.append(("start", total))
+
+        def advance(self, count: int) -> None:
+            events.append(("advance", count))
+
+    result = api.check_paths(["."], default_config(tmp_path), progress=Recorder(), jobs=jobs)
+    assert len(result.findings) == 4 * 40
+    assert events[0] == ("start", 5)
+    advances = [n for kind, n in events[1:] if kind == "advance"]
+    assert sum(advances) == 5
+    assert len(advances) >= 4, events  # at least once per component (and once for the file none needs)
 
 
 @pytest.mark.parametrize(("no_color", "coloured"), [(None, True), ("1", False)])

@@ -23,9 +23,17 @@ def test_rule_documents_are_generated() -> None:
 
     docs = README.parent / "docs" / "rules.md"
     assert docs.read_text(encoding="utf-8") == rules_document(), "run `ownlint rules --format docs > docs/rules.md`"
-    for rule in all_rules().values():  # every help link lands on its section
+    for rule in all_rules().values():  # every rule has its section, with its weakness linked
         assert f"\n## {rule.code} {rule.name}\n" in docs.read_text(encoding="utf-8")
-        assert rule.help_uri.endswith(f"docs/rules.md#{rule.code.lower()}-{rule.name}")
+        for cwe in rule.cwe:
+            assert f"(https://cwe.mitre.org/data/definitions/{cwe}.html)" in rule.markdown()
+
+
+def test_no_address_of_a_repository_that_does_not_exist() -> None:
+    # there is no public repository yet (issue 35): nothing a user reads or a tool uploads names one
+    src = README.parent / "src" / "ownlint"
+    for path in [*src.rglob("*.py"), README.parent / "docs" / "rules.md"]:
+        assert "github.com/ownlint" not in path.read_text(encoding="utf-8"), path
 
 
 def test_nothing_in_src_cites_documents_users_do_not_have() -> None:

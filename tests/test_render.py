@@ -119,7 +119,7 @@ def test_text_errors_unused_and_summary() -> None:
     assert plain_text(run, show_unused=True) == (
         "error: bad.py: not UTF-8: invalid start byte at byte offset 0\n"
         "pkg/a.py:3:12: unused suppression 'OWN203'\n"
-        "No findings in 2 files; 1 path could not be checked.\n"
+        "No findings in 2 files; 1 path could not be checked. 1 suppression silenced nothing.\n"
     )
 
 
@@ -138,7 +138,7 @@ def test_concise() -> None:
         "error: nope: no such file or directory\n"
         "pkg/a.py:5:5: OWN201 [double-free] `p` is freed a second time\n"
         "pkg/a.py:3:12: unused suppression 'OWN203'\n"
-        "Found 1 finding (1 error) in 1 file. 1 path could not be checked.\n"
+        "Found 1 finding (1 error) in 1 file. 1 path could not be checked. 1 suppression silenced nothing.\n"
     )
 
 
@@ -168,7 +168,7 @@ def test_json_has_exactly_the_documented_keys() -> None:
             }
         ],
         "errors": [{"path": "b.py", "message": "contains NUL bytes"}],
-        "summary": {"files": 2, "findings": 1, "seconds": 0.123},
+        "summary": {"files": 2, "findings": 1},
     }
 
 
@@ -213,3 +213,12 @@ def test_summary_counts_warnings_and_plurals(monkeypatch: pytest.MonkeyPatch) ->
     )
     assert render.summary_line(result(files=12)) == "All checked! 12 files, no findings."
     assert render.summary_line(result(files=1)) == "All checked! 1 file, no findings."
+
+
+@pytest.mark.parametrize("code", ["OWN301", "OWN302", "OWN303", "OWN304", "OWN305", "OWN402", "OWN404"])
+def test_text_notes_are_one_line_without_escaped_newlines(code: str) -> None:
+    # the rules' References run over several lines of their docstring: a note joins them
+    finding = Diagnostic(code, "pkg/a.py", Span(5, 5, 5, 22), "msg")
+    notes = [line for line in plain_text(result(finding)).splitlines() if "= note:" in line]
+    assert notes and all("^J" not in line and "\\n" not in line for line in notes)
+    assert any(" ".join(registry.rule(code).references.split()) in line for line in notes)

@@ -40,6 +40,25 @@ def sarif_of(*args: str) -> dict[str, Any]:
 
 
 class TestSarif:
+    def test_every_rule_says_what_weakness_it_finds(self) -> None:
+        rules = sarif.document(RunResult([], [], [], 0.0))["runs"][0]["tool"]["driver"]["rules"]
+        by_id = {r["id"]: r["properties"] for r in rules}
+        cwe = {code: [t for t in p["tags"] if t.startswith("external/cwe/")] for code, p in by_id.items()}
+        assert cwe["OWN201"] == ["external/cwe/cwe-415"] and cwe["OWN203"] == ["external/cwe/cwe-416"]
+        assert cwe["OWN102"] == ["external/cwe/cwe-825"]
+        for code, properties in by_id.items():
+            assert properties["precision"] in ("very-high", "high", "medium", "low")
+            assert properties["problem.severity"] in ("error", "warning", "recommendation")
+            if "security" in properties["tags"]:
+                assert cwe[code] and 0.0 < float(properties["security-severity"]) <= 10.0
+            else:
+                assert "security-severity" not in properties, code
+        assert "security" not in by_id["OWN001"]["tags"] and "security" not in by_id["OWN002"]["tags"]
+
+    def test_no_address_of_a_repository_that_does_not_exist(self) -> None:
+        text = sarif.render(RunResult([], [], [], 0.0))
+        assert "github.com/ownlint" not in text
+
     def test_real_finding_is_valid_and_complete(self, tmp_path: Path) -> None:
         (tmp_path / "pkg").mkdir()
         (tmp_path / "pkg" / "alloc.py").write_text(BUGGY, encoding="utf-8")
@@ -49,13 +68,19 @@ class TestSarif:
         [run] = document["runs"]
         driver = run["tool"]["driver"]
         assert (driver["name"], driver["version"]) == ("ownlint", __version__)
-        assert driver["informationUri"].startswith("https://")
+        assert "informationUri" not in driver  # there is no public repository yet: no made-up address
         assert [r["id"] for r in driver["rules"]] == list(all_rules())
         rule = next(r for r in driver["rules"] if r["id"] == "OWN201")
         assert rule["name"] == "double-free"
         assert rule["defaultConfiguration"] == {"level": "error"}
         assert rule["help"]["markdown"] == all_rules()["OWN201"].markdown()
-        assert rule["helpUri"] == all_rules()["OWN201"].help_uri
+        assert rule["helpUri"] == "https://cwe.mitre.org/data/definitions/415.html"
+        assert rule["properties"] == {
+            "tags": ["security", "external/cwe/cwe-415"],
+            "precision": "high",
+            "problem.severity": "error",
+            "security-severity": "8.0",
+        }
         assert rule["shortDescription"]["text"] == all_rules()["OWN201"].summary
         assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
 
@@ -63,7 +88,10 @@ class TestSarif:
         assert result["ruleId"] == "OWN201"
         assert driver["rules"][result["ruleIndex"]]["id"] == "OWN201"
         assert result["level"] == "error"
-        assert result["message"]["text"] == "`host` is freed a second time"
+        assert (
+            result["message"]["text"]
+            == "`host` is freed a second time ([memory allocated here](1), [first freed here](2))"
+        )
         location = result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"] == {"uri": "pkg/alloc.py", "uriBaseId": "%SRCROOT%"}
         assert location["region"] == {"startLine": 10, "startColumn": 5, "endLine": 10, "endColumn": 26}

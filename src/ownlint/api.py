@@ -25,15 +25,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ownlint import __version__, runner
-from ownlint.checks import CHECKERS
+from ownlint.checks import CHECKERS, to_diagnostic
 from ownlint.config import Config
-from ownlint.diagnostics import Diagnostic, FileError, FileReport
+from ownlint.diagnostics import Diagnostic, FileError, FileReport, Span
 from ownlint.discovery import discover, display_path
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.violations import Violation
 from ownlint.inputs import InputError, read_regular
-from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
+from ownlint.suppress import (
+    FileSuppressions,
+    UnusedSuppression,
+    apply_suppressions,
+    parse_suppressions,
+    unused_suppressions,
+)
 
 if TYPE_CHECKING:
     from ownlint.cache import Cache
@@ -115,6 +122,15 @@ def check_paths(
             continue
         sources.append(SourceFile(shown, text, module_name(file)))
     progress.start(len(found.files))
+    advanced = [0]
+
+    def done(count: int) -> None:  # told by the runner as components are analysed
+        if count:
+            advanced[0] += count
+            progress.advance(count)
+
+    done(len(found.files) - len(sources))  # those that could not be read are done
+
     files = [shown_as.get(f) or display_path(f) for f in found.files]
     result = _analyze(
         sources,
@@ -127,8 +143,9 @@ def check_paths(
         jobs,
         use_cache,
         cache_dir=cache_dir,
+        done=done,
     )
-    progress.advance(len(found.files))  # the engine analyses the whole project in one call
+    done(len(found.files) - advanced[0])  # whatever the runner did not count (none, normally)
     return result
 
 
@@ -235,6 +252,7 @@ def _analyze(
     use_cache: bool = False,
     incremental: bool = False,
     cache_dir: Path | None = None,
+    done: Callable[[int], None] | None = None,
 ) -> RunResult:
     options = EngineOptions(
         interop_modules=config.interop_modules,
@@ -247,7 +265,7 @@ def _analyze(
         from ownlint.cache import Cache  # tempfile and the like: not for a run without a cache
 
         cache = Cache.open(config.root, models.files, options, cache_dir)
-    reports = _isolated_analysis(sources, models, options, jobs, cache)
+    reports = _isolated_analysis(sources, models, options, jobs, cache, done)
     if cache is not None:
         cache.finish()
     texts = {f.path: f.source for f in sources}
@@ -264,12 +282,13 @@ def _analyze(
                 by_path.setdefault(diagnostic.path, []).append(diagnostic)
     findings: list[Diagnostic] = []
     unused: list[UnusedSuppression] = []
-    for path in sorted(by_path.keys() | (texts.keys() if report_unused else set())):
+    for path in sorted(by_path.keys() | texts.keys()):  # every file read: its comments may be invalid
         diagnostics = by_path.get(path, [])
         if path not in texts:
             findings.extend(diagnostics)
             continue
         suppressions = parse_suppressions(texts[path])
+        diagnostics += _invalid_suppressions(path, suppressions, config)
         kept, used = apply_suppressions(diagnostics, suppressions)
         findings.extend(kept)
         if report_unused:
@@ -279,6 +298,19 @@ def _analyze(
     unused.sort(key=lambda u: (u.path, u.line, u.column, u.what))
     seconds = time.perf_counter() - started
     return RunResult(findings, errors, files, seconds, texts, unused)
+
+
+def _invalid_suppressions(path: str, suppressions: FileSuppressions, config: Config) -> list[Diagnostic]:
+    """OWN002 for each comment of the file that cannot silence what it says (if the rule is enabled there)."""
+    code = "OWN002"
+    if not suppressions.invalid or not config.is_enabled(code, path):
+        return []
+    return [
+        to_diagnostic(
+            Violation(code, path, Span(i.line, i.column, i.line, i.end_column), None, (("reason", i.reason),))
+        )
+        for i in suppressions.invalid
+    ]
 
 
 def _enabled_in(config: Config, path: str) -> Callable[[str], bool]:
@@ -294,10 +326,11 @@ def _isolated_analysis(
     options: EngineOptions,
     jobs: int | None,
     cache: Cache | None,
+    done: Callable[[int], None] | None = None,
 ) -> list[FileReport]:
     """The engine's reports; if the engine itself raises, an internal error entry for every file of the batch."""
     try:
-        return runner.analyze(sources, models, options, jobs, cache)
+        return runner.analyze(sources, models, options, jobs, cache, done)
     except Exception as error:  # the one place where a failure is isolated from the rest of the run
         reason = " ".join(f"{type(error).__name__}: {error}".split())
         message = f"{INTERNAL_ERROR_PREFIX} {__version__}: {reason}"

@@ -39,10 +39,20 @@ def cli() -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "concise", "json", "sarif", "github"]),
+    type=click.Choice(["text", "concise", "json", "sarif", "github", "gitlab", "junit"]),
     default="text",
     show_default=True,
-    help="Output format.",
+    help="Output format (gitlab: GitLab Code Quality; junit: JUnit XML).",
+)
+@click.option(
+    "-o",
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to this file instead of standard output.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else (no summary, no progress).")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Also say on standard error which configuration and files were used."
 )
 @click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to check; replaces `select`.")
 @click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to skip; adds to `ignore`.")
@@ -75,7 +85,7 @@ def cli() -> None:
 @click.option(
     "--report-unused-suppressions",
     is_flag=True,
-    help="Also print suppression comments that silenced nothing (does not change the exit status).",
+    help="Also report suppression comments that silenced nothing, and fail the run on them (exit 1).",
 )
 @click.option(
     "--baseline",
@@ -102,25 +112,25 @@ def check(**options: Any) -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "markdown", "docs"]),
+    type=click.Choice(["text", "markdown", "docs", "json"]),
     default="text",
     show_default=True,
-    help="A table for the terminal, the Markdown table of the README, or docs/rules.md (every rule in full).",
+    help="A table, the Markdown table of the README, docs/rules.md (every rule in full), or JSON.",
 )
 def rules(**options: Any) -> None:
     """List every rule: code, name, severity and summary."""
-    from ownlint import commands
+    from ownlint import rule_commands
 
-    commands.rules(**options)
+    rule_commands.rules(**options)
 
 
 @cli.command()
 @click.argument("code")
 def explain(**options: Any) -> None:
     """Show the documentation of one rule, by code (OWN201) or name (double-free)."""
-    from ownlint import commands
+    from ownlint import rule_commands
 
-    commands.explain(**options)
+    rule_commands.explain(**options)
 
 
 @cli.command()

@@ -30,8 +30,6 @@ from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.lines import printable
 from ownlint.progress import progress_for
-from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
-from ownlint.render import concise, github, json_, sarif, statistics
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -83,6 +81,9 @@ def _codes(value: str | None) -> list[str] | None:
 def check(
     paths: tuple[Path, ...],
     output_format: str,
+    output_file: Path | None,
+    quiet: bool,
+    verbose: bool,
     select: str | None,
     ignore: str | None,
     config_file: Path | None,
@@ -110,8 +111,11 @@ def check(
         jobs=jobs,
         use_cache=not no_cache,
         cache_dir=cache_dir,
+        quiet=quiet,
     )
     try:
+        if quiet and verbose:
+            raise UsageError("-q/--quiet and -v/--verbose say opposite things; give one")
         config = _checked_options(options, config_file, select, ignore)
         known = baseline.read(baseline_file) if baseline_file is not None and write_baseline_file is None else None
         if stdin_filename is not None:
@@ -127,11 +131,17 @@ def check(
         sys.stdout.buffer.write(fixed_input)
         sys.stdout.flush()
         report_stream = sys.stderr
-    _print(result, output_format, statistics, report_unused_suppressions, report_stream)
+    if verbose:
+        _say_what_was_used(config, result)
+    shown = _Shown(output_format, statistics, report_unused_suppressions, summary=not quiet)
+    if output_file is None:
+        _print(result, shown, report_stream)
+    else:
+        _write_report(output_file, result, shown)
     if result.has_internal_error:
         fail("ownlint failed on some files (internal error); see the error entries above")
     failed = [e for e in result.errors if e.kind != "budget"]  # a budget note does not fail the run
-    if (result.findings or failed) and not exit_zero:
+    if (result.findings or failed or result.unused_suppressions) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
 
@@ -148,6 +158,7 @@ class _CheckOptions:
     jobs: int | None = None
     use_cache: bool = True
     cache_dir: Path | None = None
+    quiet: bool = False
 
 
 def _checked_options(
@@ -173,7 +184,7 @@ def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey
     warned: set[str] = set()
 
     def check_once() -> api.RunResult:
-        bar = progress_for(sys.stderr)  # None unless standard error is a terminal
+        bar = None if options.quiet else progress_for(sys.stderr)  # None unless standard error is a terminal
         with bar if bar is not None else contextlib.nullcontext(), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CacheWarning)
             result = api.check_paths(
@@ -265,53 +276,57 @@ def _config(config_file: Path | None, start: str | Path | None, select: str | No
     return config.with_overrides(select=_codes(select), ignore=_codes(ignore) or ())
 
 
-def _print(result: api.RunResult, output_format: str, show_statistics: bool, show_unused: bool, stream: TextIO) -> None:
-    err = stream is sys.stderr
-    if show_statistics:
-        click.echo(statistics.render(result, as_json=output_format == "json"), nl=False, err=err)
-    elif output_format == "json":
-        click.echo(json_.render(result, show_unused=show_unused), nl=False, err=err)
-    elif output_format == "sarif":
-        click.echo(sarif.render(result), nl=False, err=err)
-    elif output_format == "github":
-        click.echo(github.render(result, show_unused=show_unused), nl=False, err=err)
-    elif output_format == "concise":
-        click.echo(concise.render(result, show_unused=show_unused), nl=False, err=err)
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """What the report shows: its format, statistics instead of findings, unused suppressions, the summary line."""
+
+    output_format: str
+    statistics: bool
+    unused: bool
+    summary: bool
+
+
+def _say_what_was_used(config: Config, result: api.RunResult) -> None:
+    """-v: the configuration and the number of files, on standard error (never in the report)."""
+    source = config.source if config.source is not None else "none (the defaults)"
+    click.echo(printable(f"ownlint: configuration: {source} (root {config.root})"), err=True)
+    click.echo(f"ownlint: checked {_count(len(result.files), 'file')} in {result.seconds:.2f} s", err=True)
+
+
+def _write_report(file: Path, result: api.RunResult, shown: _Shown) -> None:
+    """-o: the report in `file` (its directory made if needed), never coloured."""
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        with file.open("w", encoding="utf-8", newline="") as stream:
+            _print(result, shown, stream)
+    except OSError as error:
+        fail(f"cannot write {file}: {error.strerror or error}")
+
+
+def _print(result: api.RunResult, shown: _Shown, stream: TextIO) -> None:
+    from ownlint.render import concise, github, gitlab, json_, junit, sarif, statistics
+
+    show_unused = shown.unused
+    if shown.statistics:
+        out = statistics.render(result, as_json=shown.output_format == "json")
+    elif shown.output_format == "json":
+        out = json_.render(result, show_unused=show_unused)
+    elif shown.output_format == "sarif":
+        out = sarif.render(result)
+    elif shown.output_format == "gitlab":
+        out = gitlab.render(result)
+    elif shown.output_format == "junit":
+        out = junit.render(result)
+    elif shown.output_format == "github":
+        out = github.render(result, show_unused=show_unused)
+    elif shown.output_format == "concise":
+        out = concise.render(result, show_unused=show_unused, summary=shown.summary)
     else:
         from ownlint.render import text
 
-        text.render(result, make_console(stream), show_unused=show_unused)
-
-
-def rules(output_format: str) -> None:
-    """List every rule: code, name, severity and summary."""
-    if output_format == "markdown":
-        click.echo(rules_markdown_table(), nl=False)
+        text.render(result, make_console(stream), show_unused=show_unused, summary=shown.summary)
         return
-    if output_format == "docs":
-        click.echo(rules_document(), nl=False)
-        return
-    from rich.table import Table
-
-    table = Table("code", "name", "severity", "summary", box=None, pad_edge=False)
-    for rule in all_rules().values():
-        table.add_row(rule.code, rule.name, rule.severity, rule.summary)
-    console = make_console()
-    console.soft_wrap = False
-    console.print(table)
-
-
-def explain(code: str) -> None:
-    """Show the documentation of one rule, by code (OWN201) or name (double-free)."""
-    rule = find_rule(code)
-    if rule is None:
-        fail(f"unknown rule {code!r}; `ownlint rules` lists them")
-    if sys.stdout.isatty():
-        from rich.markdown import Markdown  # only here: its import costs more than a cached run
-
-        make_console().print(Markdown(rule.markdown()))
-    else:
-        click.echo(rule.markdown(), nl=False)
+    click.echo(out, nl=False, file=stream)
 
 
 def clean(cache_dir: Path | None, every_project: bool) -> None:
@@ -352,12 +367,3 @@ def lsp_command() -> None:
             "pip install 'pygls>=1.3' lsprotocol"
         )
     lsp.serve()
-
-
-def find_rule(code_or_name: str) -> Rule | None:
-    """The rule with this code (any case) or kebab-case name."""
-    wanted = code_or_name.strip()
-    for rule in all_rules().values():
-        if wanted.upper() == rule.code or wanted.lower() == rule.name:
-            return rule
-    return None

@@ -12,7 +12,7 @@ What it does:
   runs and one waits, however fast the user types); a newer version always
   wins: a check of an older version that finishes late is dropped;
 - publishes each finding with its code, the rule's severity, `source`
-  "ownlint", the rule's documentation link as `codeDescription`, and the
+  "ownlint", the page of the rule's weakness (its CWE) as `codeDescription`, and the
   story (`Diagnostic.related`) as `relatedInformation`;
 - offers quick fixes: one that adds `# ownlint: ignore[CODE]` to the reported
   line (merged into an `# ownlint: ignore[...]` already there), and one that

@@ -83,7 +83,7 @@ def to_lsp_diagnostic(diagnostic: Diagnostic, positions: Positions, document_pat
         message=printable(diagnostic.message),
         severity=severity,
         code=diagnostic.code,
-        code_description=lsp.CodeDescription(href=rule.help_uri) if rule is not None else None,
+        code_description=lsp.CodeDescription(href=rule.help_uri) if rule is not None and rule.help_uri else None,
         source=SOURCE,
         related_information=related or None,
     )

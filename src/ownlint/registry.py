@@ -17,10 +17,10 @@ import functools
 import types
 from collections.abc import Mapping
 
-from ownlint.rule import DOCS_URL, EXPECTED, Rule, example_source, shown
+from ownlint.rule import CWE_URL, EXPECTED, Rule, example_source, shown
 
 __all__ = [
-    "DOCS_URL",
+    "CWE_URL",
     "EXPECTED",
     "Rule",
     "all_rules",
@@ -46,8 +46,7 @@ def rule(code: str) -> Rule:
 
 
 def rules_document() -> str:
-    """docs/rules.md: every rule's documentation, one section each (the anchors
-    `help_uri` points at)."""
+    """docs/rules.md: every rule's documentation, one section each."""
     parts = [
         "# ownlint rules",
         "",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-DOCS_URL = "https://github.com/ownlint/ownlint/blob/main/docs/rules.md#{anchor}"
+CWE_URL = "https://cwe.mitre.org/data/definitions/{number}.html"
 
 # `# E: OWN201` on a line of an INVALID example: ownlint must report OWN201
 # there (tests/test_rule_examples.py; the syntax of tests/fixtures)
@@ -37,10 +37,18 @@ class Rule:
     # under runtime/examples/ that .ci/runtime.sh runs (docs/runtime.md);
     # empty: not shown on one. The README table's "confirmed on a runtime".
     runtime: str = ""
+    # The weakness the rule finds, for code scanning (SARIF `tags` and
+    # `security-severity`, GitHub's scale: 7.0-8.9 high, 4.0-6.9 medium,
+    # 0.1-3.9 low): the CWE numbers, none for a rule about ownlint itself
+    # (parse errors, suppressions), which is then no security rule.
+    cwe: tuple[int, ...] = ()
+    security_severity: float = 0.0
+    precision: str = "high"  # SARIF's `precision`: how often a finding is a real bug
 
     @property
-    def help_uri(self) -> str:
-        return DOCS_URL.format(anchor=f"{self.code.lower()}-{self.name}")
+    def help_uri(self) -> str | None:
+        """The page of the rule's weakness (there is no public page of ownlint's own yet), if any."""
+        return CWE_URL.format(number=self.cwe[0]) if self.cwe else None
 
     def markdown(self) -> str:
         """The rule's whole documentation, as Markdown."""
@@ -64,8 +72,12 @@ class Rule:
                     parts += ["", "```python", shown(text), "```"]
         if self.known_limits.strip():
             parts += ["", "## Known limits", "", self.known_limits.strip()]
-        if self.references.strip():
-            parts += ["", "## References", "", self.references.strip()]
+        references = self.references.strip()
+        if self.cwe:
+            links = ", ".join(f"[CWE-{n}]({CWE_URL.format(number=n)})" for n in self.cwe)
+            references = f"{references}\n\nWeakness: {links}.".strip()
+        if references:
+            parts += ["", "## References", "", references]
         return "\n".join(parts) + "\n"
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import pickle
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -49,26 +50,34 @@ def analyze(
     options: EngineOptions,
     jobs: int | None = None,
     cache: Cache | None = None,
+    done: Callable[[int], None] | None = None,
 ) -> list[FileReport]:
-    """One report per file, in the order given."""
+    """One report per file, in the order given. `done(n)` is told as `n` more
+    files are known (analysed, found in the cache, or needing no analysis), so
+    that a progress bar advances as the run goes."""
+    done = done or _told_nobody
     jobs = jobs or default_jobs()
     run_key = cache.key(files, "run") if cache is not None else None
     if cache is not None and run_key is not None:
         whole = cache.get(run_key)
         if whole is not None and [r.path for r in whole] == [f.path for f in files]:
+            done(len(files))
             return whole
     reports = {f.path: FileReport(f.path) for f in files}
     pending: list[tuple[str | None, list[SourceFile]]] = []
-    for component in prefilter.select(files, models):
+    components = prefilter.select(files, models)
+    done(len(files) - sum(map(len, components)))  # those no component holds need no analysis
+    for component in components:
         chosen = [files[i] for i in component]
         key = cache.key(chosen) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if hit is not None:
             for r in hit:
                 reports[r.path] = r
+            done(len(chosen))
         else:
             pending.append((key, chosen))
-    results = _run([c for _, c in pending], models, options, jobs)
+    results = _run([c for _, c in pending], models, options, jobs, done)
     stopped = False
     for (key, _), result in zip(pending, results, strict=True):
         for r in result:
@@ -81,6 +90,10 @@ def analyze(
     if cache is not None and run_key is not None and not stopped:
         cache.put(run_key, out)
     return out
+
+
+def _told_nobody(count: int) -> None:
+    pass
 
 
 def _was_stopped(reports: list[FileReport]) -> bool:
@@ -158,8 +171,9 @@ def _run(
     models: ModelSet,
     options: EngineOptions,
     jobs: int,
+    done: Callable[[int], None],
 ) -> list[list[FileReport]]:
-    """The reports of each component, in order.
+    """The reports of each component, in order (`done` told of each task's files as it ends).
 
     Every analysis runs in a worker process, whatever the size of the run,
     `jobs` or the caller, so that a file that makes the analysis die (libcst's
@@ -177,7 +191,7 @@ def _run(
     total = sum(prefilter.lines(c) for c in components)
     small = len(components) <= 1 or total < PARALLEL_MIN_LINES
     workers_wanted = 1 if small or jobs <= 1 else jobs
-    results = _Results(components)
+    results = _Results(components, done)
     tasks = deque(results.whole(batch) for batch in _batches(components, workers_wanted))
     if not ISOLATE:
         _run_here(results, tasks, models, options)
@@ -282,8 +296,9 @@ class _Results:
     with an entry saying so. Each step runs fewer files, or marks the
     component as tried alone, so this ends."""
 
-    def __init__(self, components: list[list[SourceFile]]) -> None:
+    def __init__(self, components: list[list[SourceFile]], done: Callable[[int], None] = _told_nobody) -> None:
         self.components = components
+        self.done = done  # told of a component's files when its reports are complete
         self.reports: list[list[FileReport] | None] = [None] * len(components)
         self.got: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its final report
         self.alone: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its report alone
@@ -363,9 +378,10 @@ class _Results:
     def _complete(self, c: int) -> None:
         """Sets component `c`'s reports if every file of it has one."""
         got = self.got[c]
-        if len(got) < len(self.components[c]):
+        if len(got) < len(self.components[c]) or self.reports[c] is not None:
             return
         self.reports[c] = [got[i] for i in range(len(self.components[c]))]
+        self.done(len(self.components[c]))
 
 
 def _failed(results: list[list[FileReport] | None], components: list[list[SourceFile]], error: OSError) -> None:

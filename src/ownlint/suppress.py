@@ -1,28 +1,40 @@
 """Suppression comments, read from the comment tokens of a file.
 
-`# ownlint: ignore[OWN201, OWN203]` and `# noqa: OWN201` (also
-`# noqa:OWN201,OWN203`) silence those codes on their line; a bare
-`# ownlint: ignore` or `# noqa` silences every code on its line;
-`# ownlint: ignore-file` on a line of its own silences the whole file. A
-finding is matched on the first line of its primary span. Codes are matched
-exactly (no prefixes); `ownlint:` and `noqa` may follow other text in the same
-comment (`# type: ignore  # noqa: OWN201`).
+`# ownlint: ignore[OWN201, double-free]` and `# noqa: OWN201` (also
+`# noqa:OWN201,OWN203`) silence those rules on their line; a bare
+`# ownlint: ignore` silences every rule on its line. `# ownlint: ignore-file`
+on a line of its own silences the whole file, `# ownlint: ignore-file[OWN601]`
+only those rules in it. A finding is matched on the first line of its primary
+span. A rule is named by its code, a prefix of codes (`OWN2`) or, inside
+`ownlint: ignore[...]`, its kebab-case name (`noqa` lists are flake8's syntax:
+codes only). `ownlint:` and `noqa` may follow other text in the same comment
+(`# type: ignore  # noqa: OWN201`).
+
+A bare `# noqa` is flake8's and silences nothing here: a comment written for
+another tool must not hide a double free (it hid a capsule consumed twice in
+cupy's tests).
 
 Only comments count, never text inside strings. A file that `tokenize`
 rejects has no suppressions (it is reported as OWN001 anyway).
 
+Invalid suppressions (reported as OWN002 by `ownlint.api`): an unknown rule
+(in a `noqa` list only `OWN` codes are judged: `E501` is another tool's), an
+`ignore-file` after code (it would silence nothing), and a line suppression on
+a line of its own (no finding starts on a comment line).
+
 For `--report-unused-suppressions`, a suppression "silenced nothing" when no
-finding it matches was reported. Not reported as unused: a bare `# noqa`
-(other tools read it too), codes of other tools in a `noqa` list (`E501`),
-and codes that are not enabled for the file (nothing could have matched).
+finding it matches was reported. Not reported as unused: codes of other tools
+in a `noqa` list (`E501`), and rules not enabled for the file (nothing could
+have matched).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ownlint.diagnostics import Diagnostic, Edit, Span
@@ -42,12 +54,24 @@ _MARKER = re.compile(r"ownlint|noqa", re.IGNORECASE)
 
 @dataclass(frozen=True, slots=True)
 class Suppression:
-    """One suppression comment: `codes` None silences every code on `line`."""
+    """One suppression comment: `codes` (codes or prefixes of codes) None silences every rule."""
 
     line: int
     column: int  # 1-based column of the directive's "#"
     codes: tuple[str, ...] | None
-    bare_noqa: bool = False  # a bare "# noqa": never reported as unused
+
+    def covers(self, code: str) -> bool:
+        return self.codes is None or code.startswith(self.codes)
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidSuppression:
+    """A suppression comment that cannot do what it says; `reason` is one sentence."""
+
+    line: int
+    column: int  # 1-based column of the directive's "#"
+    end_column: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,18 +89,31 @@ class FileSuppressions:
     """Every suppression comment of one file."""
 
     lines: tuple[Suppression, ...] = ()
-    whole_file: Suppression | None = None
+    whole_file: tuple[Suppression, ...] = ()
+    invalid: tuple[InvalidSuppression, ...] = ()
 
     def silences(self, diagnostic: Diagnostic) -> Suppression | None:
         """The suppression that silences `diagnostic`, if any."""
-        if self.whole_file is not None:
-            return self.whole_file
+        for suppression in self.whole_file:
+            if suppression.covers(diagnostic.code):
+                return suppression
         for suppression in self.lines:
-            if suppression.line == diagnostic.span.line and (
-                suppression.codes is None or diagnostic.code in suppression.codes
-            ):
+            if suppression.line == diagnostic.span.line and suppression.covers(diagnostic.code):
                 return suppression
         return None
+
+
+@functools.cache
+def _rule_names() -> Mapping[str, str]:
+    """Every rule's code by its kebab-case name (the registry, read once when a suppression names a rule)."""
+    from ownlint.registry import all_rules
+
+    return {r.name: r.code for r in all_rules().values()}
+
+
+def _is_known(selector: str) -> bool:
+    """Whether `selector` (an upper-case code or prefix) names at least one rule."""
+    return any(code.startswith(selector) for code in _rule_names().values())
 
 
 def parse_suppressions(source: str) -> FileSuppressions:
@@ -87,39 +124,72 @@ def parse_suppressions(source: str) -> FileSuppressions:
     lowered = source.lower()
     if ("ownl" not in lowered and "noqa" not in lowered) or _MARKER.search(source) is None:
         return FileSuppressions()
-    lines: list[Suppression] = []
-    whole_file: Suppression | None = None
+    found = _Found()
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type != tokenize.COMMENT:
-                continue
-            line, column = token.start
-            found, ignores_file = _suppressions_in(token.string, line, column + 1)
-            lines.extend(found)
-            on_own_line = token.line[:column].strip() == ""
-            if ignores_file and on_own_line and whole_file is None:
-                whole_file = Suppression(line, column + 1, None)
+            if token.type == tokenize.COMMENT:
+                line, column = token.start
+                on_own_line = token.line[:column].strip() == ""
+                found.read(token.string, line, column + 1, on_own_line)
     except (tokenize.TokenError, SyntaxError):
         return FileSuppressions()
-    return FileSuppressions(tuple(lines), whole_file)
+    return FileSuppressions(tuple(found.lines), tuple(found.whole_file), tuple(found.invalid))
 
 
-def _suppressions_in(comment: str, line: int, column: int) -> tuple[list[Suppression], bool]:
-    """The line suppressions in one comment, and whether it says `ownlint: ignore-file`."""
-    found: list[Suppression] = []
-    ignores_file = False
-    for match in _OWNLINT.finditer(comment):
-        if match["file"]:
-            ignores_file = True
-        else:
-            codes = None if match["codes"] is None else _codes(match["codes"])
-            found.append(Suppression(line, column + match.start(), codes))
-    for match in _NOQA.finditer(comment):
-        if match["codes"] is None:
-            found.append(Suppression(line, column + match.start(), None, bare_noqa=True))
-        else:
-            found.append(Suppression(line, column + match.start(), _codes(match["codes"])))
-    return found, ignores_file
+@dataclass(slots=True)
+class _Found:
+    """What the comments of one file say, as they are read."""
+
+    lines: list[Suppression]
+    whole_file: list[Suppression]
+    invalid: list[InvalidSuppression]
+
+    def __init__(self) -> None:
+        self.lines, self.whole_file, self.invalid = [], [], []
+
+    def read(self, comment: str, line: int, column: int, on_own_line: bool) -> None:
+        for match in _OWNLINT.finditer(comment):
+            where = (line, column + match.start(), column + match.end())
+            codes = None if match["codes"] is None else self._selectors(match["codes"], where, names=True)
+            if match["file"] and not on_own_line:
+                self._invalid(where, "`ownlint: ignore-file` after code silences nothing: put it on a line of its own")
+            elif match["file"]:
+                self.whole_file.append(Suppression(line, where[1], codes))
+            elif on_own_line:
+                self._invalid(where, _OWN_LINE)
+            else:
+                self.lines.append(Suppression(line, where[1], codes))
+        for match in _NOQA.finditer(comment):
+            if match["codes"] is None:
+                continue  # flake8's bare form: not ownlint's to read
+            where = (line, column + match.start(), column + match.end())
+            codes = self._selectors(match["codes"], where, names=False)
+            if not codes:
+                continue
+            if on_own_line:
+                self._invalid(where, _OWN_LINE)
+            else:
+                self.lines.append(Suppression(line, where[1], codes))
+
+    def _selectors(self, text: str, where: tuple[int, int, int], *, names: bool) -> tuple[str, ...]:
+        """The codes or prefixes a list names (rule names as their codes); unknown ones are invalid.
+        In a `noqa` list (`names` False) only `OWN` codes are ownlint's."""
+        selectors: list[str] = []
+        for item in (part for part in re.split(r"[\s,]+", text.strip()) if part):
+            code = item.upper()
+            if names and item.lower() in _rule_names():
+                selectors.append(_rule_names()[item.lower()])
+            elif code.startswith("OWN") and _is_known(code):
+                selectors.append(code)
+            elif names or code.startswith("OWN"):
+                self._invalid(where, f"unknown rule {item!r} in a suppression; `ownlint rules` lists them")
+        return tuple(selectors)
+
+    def _invalid(self, where: tuple[int, int, int], reason: str) -> None:
+        self.invalid.append(InvalidSuppression(where[0], where[1], where[2], reason))
+
+
+_OWN_LINE = "a line suppression on a line of its own silences nothing: put it at the end of the reported line"
 
 
 def _codes(text: str) -> tuple[str, ...]:
@@ -149,21 +219,28 @@ def unused_suppressions(
 ) -> list[UnusedSuppression]:
     """The suppressions of one file that silenced nothing (see the module's docstring for what is left out)."""
     unused: list[UnusedSuppression] = []
-    whole_file = suppressions.whole_file
-    if whole_file is not None:
-        if not any(line == whole_file.line for line, _ in used):
-            unused.append(UnusedSuppression(path, whole_file.line, whole_file.column, IGNORE_FILE))
-        return unused
-    for suppression in suppressions.lines:
+    if any(s.codes is None for s in suppressions.whole_file):
+        candidates: tuple[Suppression, ...] = (
+            suppressions.whole_file
+        )  # the file is silent: its line comments can't be used
+    else:
+        candidates = (*suppressions.whole_file, *suppressions.lines)
+    for suppression in candidates:
         used_here = {code for line, code in used if line == suppression.line}
         if suppression.codes is None:
-            if not suppression.bare_noqa and not used_here:
-                unused.append(UnusedSuppression(path, suppression.line, suppression.column, BARE_IGNORE))
+            if not used_here:
+                what = IGNORE_FILE if suppression in suppressions.whole_file else BARE_IGNORE
+                unused.append(UnusedSuppression(path, suppression.line, suppression.column, what))
             continue
-        for code in suppression.codes:
-            if _OWN_CODE.fullmatch(code) and is_enabled(code) and code not in used_here:
-                unused.append(UnusedSuppression(path, suppression.line, suppression.column, code))
+        for selector in suppression.codes:
+            if _could_match(selector, is_enabled) and not any(code.startswith(selector) for code in used_here):
+                unused.append(UnusedSuppression(path, suppression.line, suppression.column, selector))
     return unused
+
+
+def _could_match(selector: str, is_enabled: Callable[[str], bool]) -> bool:
+    """Whether some enabled rule is named by `selector`."""
+    return any(is_enabled(code) for code in _rule_names().values() if code.startswith(selector))
 
 
 def suppression_edit(source: str, line: int, code: str) -> Edit | None:
@@ -181,9 +258,10 @@ def suppression_edit(source: str, line: int, code: str) -> Edit | None:
     tokens = _tokens(source)
     comments = [t for t in tokens or () if t.type == tokenize.COMMENT and t.start[0] == line]
     for comment in comments:
-        for suppression in _suppressions_in(comment.string, line, comment.start[1] + 1)[0]:
-            if suppression.codes is None or code in suppression.codes:
-                return None
+        found = _Found()
+        found.read(comment.string, line, comment.start[1] + 1, on_own_line=False)
+        if any(suppression.covers(code) for suppression in found.lines):
+            return None
         match = _OWNLINT.search(comment.string)
         if match is not None and match["codes"] is not None and not match["file"]:
             start = comment.start[1] + match.start("codes")

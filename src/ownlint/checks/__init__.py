@@ -70,7 +70,7 @@ def most_specific(violations: list[Violation]) -> list[Violation]:
 def to_diagnostic(v: Violation) -> Diagnostic:
     check = CHECKS[v.code]
     message, label, help_text = check.describe(v)
-    related = tuple(Related(s.path, s.span, s.label) for s in v.story)
+    related = tuple(Related(s.path, s.span, check.story_label(s.label)) for s in v.story)
     return Diagnostic(
         code=v.code,
         path=v.path,

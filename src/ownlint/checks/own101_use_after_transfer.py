@@ -54,6 +54,9 @@ gives no finding. `get_native(q)` results are their own borrowed values:
 using them while `q` lives is fine.
 """,
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.4.",
+    cwe=(825,),
+    security_severity=7.0,
+    precision="medium",
 )
 
 

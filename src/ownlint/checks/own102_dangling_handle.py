@@ -77,6 +77,8 @@ owner from two iterations earlier, or one kept in a container, is forgotten:
 """,
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.3.",
     runtime="yes: reading `mem._pointer` after its dpctl memory died is a segmentation fault (`runtime/examples/own102_invalid.py`)",
+    cwe=(825,),
+    security_severity=8.0,
 )
 
 

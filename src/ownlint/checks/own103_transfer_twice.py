@@ -44,6 +44,8 @@ A second `make_*` with `keep` of a transferred handle is a use (OWN101, or
 OWN102 when the first owner is dead), not this rule.
 """,
     references="SYCL Level-Zero backend specification 4.4.1.",
+    cwe=(415,),
+    security_severity=8.0,
 )
 
 

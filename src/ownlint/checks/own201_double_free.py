@@ -109,6 +109,8 @@ helper's parameter or an inherited `__del__`, nor in a file that mentions
 local are correlated; conditions on anything else are assumed to go either way.
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
+    cwe=(415,),
+    security_severity=8.0,
 )
 
 
@@ -123,4 +125,9 @@ def describe(v: Violation) -> tuple[str, str, str]:
     )
 
 
-CHECK = Check(RULE, describe)
+def story_label(label: str) -> str:
+    """The release that comes before the reported one is the first of two."""
+    return "first freed here" if label == "freed here" else label
+
+
+CHECK = Check(RULE, describe, story_label=story_label)

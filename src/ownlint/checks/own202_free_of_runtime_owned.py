@@ -58,6 +58,8 @@ def wrap(hctx, hdev, ctx, nbytes):
     ),
     known_limits="An ownership ownlint cannot read gives no finding.",
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.5.",
+    cwe=(763,),
+    security_severity=7.5,
 )
 
 

@@ -74,6 +74,8 @@ OWN201 (objects built by `C(...)` or `with C(...) as x`, not annotated
 parameters, not inherited methods).
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
+    cwe=(416,),
+    security_severity=8.0,
 )
 
 

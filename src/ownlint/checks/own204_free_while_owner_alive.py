@@ -79,6 +79,8 @@ Liveness is proved only by a live local reference. An owner passed to a call
 and then deleted may or may not be alive: no finding.
 """,
     references="SYCL Level-Zero backend specification 4.4.2, 4.5.",
+    cwe=(416,),
+    security_severity=8.0,
 )
 
 

@@ -181,6 +181,8 @@ caller's.
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`),
 `ze_external_memmap_sysmem_ext_desc_t`.
 """,
+    cwe=(119,),
+    security_severity=7.0,
 )
 
 

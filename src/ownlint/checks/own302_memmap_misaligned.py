@@ -81,6 +81,8 @@ keeps the alignment of what it views, plus its offset.
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`):
 `pSystemMemory` and `size` must be page-aligned.
 """,
+    cwe=(758,),
+    security_severity=5.0,
 )
 
 

@@ -79,6 +79,8 @@ compute give no finding.
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`);
 `ZE_HOST_MEM_ALLOC_FLAG_MEM_READ_ONLY` (`ZE_BIT(4)`).
 """,
+    cwe=(758,),
+    security_severity=5.0,
 )
 
 

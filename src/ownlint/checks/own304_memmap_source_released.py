@@ -90,6 +90,8 @@ attribute holds (the object was passed to a call), nothing is reported.
 Level Zero external memory mapping extension (`ZE_extension_external_memmap_sysmem`):
 the system memory must outlive the mapping.
 """,
+    cwe=(416,),
+    security_severity=8.0,
 )
 
 

@@ -73,6 +73,8 @@ alive while the name is.
 Level Zero specification: extension structures chained through `pNext`;
 external memory mapping extension (`ze_external_memmap_sysmem_ext_desc_t`).
 """,
+    cwe=(825,),
+    security_severity=7.5,
 )
 
 

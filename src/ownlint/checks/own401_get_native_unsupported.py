@@ -51,6 +51,8 @@ def read_back(q, ptr, ctx, out, nbytes):
     ),
     known_limits="Only objects ownlint saw made by `make_buffer` / `make_image` are known to be buffers or images.",
     references="SYCL Level-Zero backend specification 4.2.",
+    cwe=(758,),
+    security_severity=4.0,
 )
 
 

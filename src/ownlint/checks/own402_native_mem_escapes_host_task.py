@@ -70,6 +70,9 @@ passed to a call that may keep it is not followed into that call.
 SYCL 2020 specification: `interop_handle::get_native_mem`, host tasks.
 SYCL Level-Zero backend specification 4.2.
 """,
+    cwe=(825,),
+    security_severity=7.0,
+    precision="medium",
 )
 
 _WHERE = {

@@ -91,6 +91,9 @@ caller's object, so a helper that borrows from a queue made with `keep` is
 not reported.
 """,
     references="SYCL Level-Zero backend specification 4.4.1, 4.4.3, 4.4.4.",
+    cwe=(362,),
+    security_severity=5.5,
+    precision="medium",
 )
 
 

@@ -87,6 +87,8 @@ not reported yet.
 dpctl: `SyclQueue.submit_async`, `memcpy_async`, `_submit_keep_args_alive`; SYCL 2020: event and queue
 `wait()`.
 """,
+    cwe=(416,),
+    security_severity=8.0,
 )
 
 _HOW = {

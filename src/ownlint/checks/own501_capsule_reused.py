@@ -54,6 +54,8 @@ passed to any other call is not assumed consumed.
 """,
     references="DLPack exchange protocol (capsule names `dltensor` / `used_dltensor`); dpctl `_get_capsule`.",
     runtime="yes: the second `dpctl.SyclQueue(capsule)` raises `TypeError` on the `used_SyclQueueRef` capsule (`runtime/examples/own501_invalid.py`)",
+    cwe=(415,),
+    security_severity=7.5,
 )
 
 

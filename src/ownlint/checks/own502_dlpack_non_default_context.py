@@ -61,6 +61,9 @@ queue. Consuming the exported capsule later is not reported again.
 """,
     references="DLPack exchange protocol for SYCL USM allocations (`kDLOneAPI`); dpctl.",
     runtime="yes: `from_dlpack` raises `DLPackCreationError` (`runtime/examples/own502_invalid.py`)",
+    cwe=(758,),
+    security_severity=4.0,
+    precision="medium",
 )
 
 

@@ -77,6 +77,8 @@ an exact `ONEAPI_DEVICE_SELECTOR` equivalent (`level_zero:gpu`, `level_zero`
 """,
     references="oneAPI DPC++ environment variables (`ONEAPI_DEVICE_SELECTOR`).",
     runtime="yes: the runtime ignores it without a word and selects a device it excluded (`runtime/examples/own601_invalid.py`)",
+    cwe=(477,),
+    security_severity=2.0,
 )
 
 _HOW = {

@@ -84,6 +84,8 @@ no finding:
     lz.make_buffer(ctypes.c_void_p(host.ctypes.data), ctx)  # no finding
 """,
     references="SYCL Level-Zero backend specification 4.5 and its `make_*` requirements.",
+    cwe=(628,),
+    security_severity=5.0,
 )
 
 

@@ -1,5 +1,12 @@
 """Module constants: the module-level names bound once to a literal, the page
-size, or arithmetic on those, folded to their values."""
+size, or arithmetic on those, folded to their values; and aliases of a
+model's success value (`OK = driver.CUresult.CUDA_SUCCESS`), which stand for
+the imported name they alias (`Sym`), so that `if err != OK:` tests a status
+as `if err != driver.CUresult.CUDA_SUCCESS:` does (status.py).
+
+Known limits: a function's local of the same name is not told apart from the
+module's alias when the alias is read through a compare (a local bound in the
+function does shadow it, as for every constant)."""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.typestate import fold, literal
 from ownlint.engine.typestate_base import Unit
-from ownlint.engine.values import Const, Lin, Val, int_value
+from ownlint.engine.values import Const, Lin, Sym, Val, int_value
 
 
 def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, Val]:
@@ -49,9 +56,14 @@ def _const_expr(
         return lit
     mem = models.memory
     page: Val = Const(page_size) if page_size else Lin(linear.sym(linear.P))
+    if type(expr) is cst.Name and expr.value in known:
+        return known[expr.value]
+    qualified = names.qualify(expr) if type(expr) in (cst.Name, cst.Attribute) else None
+    if qualified is not None and qualified.rpartition(".")[2] in models.success:
+        return Sym(qualified)  # an alias of a success value: its name, as an import of it evaluates
     if type(expr) is cst.Name:
-        return known.get(expr.value)
-    if type(expr) is cst.Attribute and names.qualify(expr) in mem.page_size:
+        return None
+    if type(expr) is cst.Attribute and qualified in mem.page_size:
         return page
     if type(expr) is cst.Call:
         q = names.qualify(expr.func)

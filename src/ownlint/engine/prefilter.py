@@ -11,6 +11,9 @@ Files that may affect each other's findings (one can call a function the
 other defines: see `select`) are grouped into components: each component is
 analysed on its own, in parallel and cached as a unit.
 
+A module that spells a success value of a model is selected with the selected
+files that name it as a module (it may define `OK = ...CUDA_SUCCESS`).
+
 Known limits (deliberate): a file that is not selected is not parsed, so a
 syntax error in it is not reported (parse errors are reported for the
 files ownlint analyses). Names are matched as words, so a common function name can only
@@ -20,7 +23,7 @@ make a component larger, never lose a finding.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ownlint.engine.models import ModelSet
 from ownlint.engine.sources import SourceFile
@@ -193,6 +196,10 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
             found[i] = definitions(files[i].source)
             defines[i] = found[i][0]
         selected |= frontier
+    links = _success_alias_modules(files, models, selected, words_of)
+    for j in {j for _, j in links} - selected:
+        found[j] = definitions(files[j].source)
+    selected |= {j for _, j in links}
     # group: files linked by a name one defines and the other can reach. A
     # function of another file is reached only through a dotted name whose
     # last part but one is its module's or its class's (`helper.release`,
@@ -230,10 +237,41 @@ def select(files: list[SourceFile], models: ModelSet) -> list[list[int]]:
             for j in by_function[name]:
                 if reach[j] & words:
                     union(i, j)
+    for i, j in links:
+        union(i, j)
     groups: dict[int, list[int]] = {}
     for i in sorted(selected):
         groups.setdefault(find(i), []).append(i)
     return sorted(groups.values(), key=lambda g: g[0])
+
+
+def _success_alias_modules(
+    files: list[SourceFile], models: ModelSet, selected: set[int], words_of: Callable[[int], set[str]]
+) -> list[tuple[int, int]]:
+    """(importer, module) pairs: a module of the tree that binds a name at its
+    top level to a model's success value (`OK = driver.CUresult.CUDA_SUCCESS`,
+    constants.py), and a selected file that names it as a module. The module
+    is selected too, in the importer's component, so that `from status import
+    OK` is the success value there."""
+    spelled = sorted(w for w in models.success if _WORD.fullmatch(w) and not w[0].isdigit())
+    if not spelled:
+        return []
+    alias = re.compile(rf"^[A-Za-z_]\w*[ \t]*(?::[^=\n]*)?=[^=\n]*\b(?:{'|'.join(spelled)})\b", re.MULTILINE)
+    named: set[str] = set().union(*(words_of(i) for i in selected))  # the modules a selected file may import
+    definers: dict[int, set[str]] = {}
+    for j, f in enumerate(files):  # read only the files so named (none, on a tree without interop code)
+        reach = module_words(f)
+        if not reach.isdisjoint(named) and any(w in f.source for w in spelled) and alias.search(f.source):
+            definers[j] = reach
+    by_word: dict[str, list[int]] = {}
+    for j, reach in definers.items():
+        for word in reach:
+            by_word.setdefault(word, []).append(j)
+    links: list[tuple[int, int]] = []
+    for i in sorted(selected):
+        for word in sorted(by_word.keys() & words_of(i)):
+            links += [(i, j) for j in by_word[word] if j != i]
+    return links
 
 
 def lines(files: Iterable[SourceFile]) -> int:

@@ -15,7 +15,7 @@ import libcst as cst
 
 from ownlint.engine.state import HState, PathState
 from ownlint.engine.typestate_base import literal
-from ownlint.engine.values import Obj, Seq, Status, Val
+from ownlint.engine.values import Const, Obj, Seq, Status, Sym, Val
 
 
 def made(call: cst.Call, before: dict[Obj, HState | None], st: PathState) -> Status | None:
@@ -48,19 +48,32 @@ def _spelling(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _is_success(node: cst.BaseExpression, value: Val, success: set[str]) -> bool:
+    """Whether the compared expression is a success value: spelled as one, or
+    a name whose value is one (an imported name or a module constant aliasing
+    it, `OK = driver.CUresult.CUDA_SUCCESS`; an integer constant)."""
+    if _spelling(node) in success:
+        return True
+    if type(value) is Sym:
+        return value.name.rpartition(".")[2] in success
+    if type(value) is Const and isinstance(value.value, int) and not isinstance(value.value, bool):
+        return str(value.value) in success
+    return False
+
+
 def compare(node: cst.Comparison, left: Val, right: Val, success: set[str]) -> Val:
     """`status != S` / `status == S` (`is`, `is not` too), with `S` a success
-    value: a status value true on failure, or on success."""
+    value (`_is_success`): a status value true on failure, or on success."""
     if len(node.comparisons) != 1:
         return None
     op = node.comparisons[0].operator
     if type(left) is Status and type(right) is not Status:
-        status, other = left, node.comparisons[0].comparator
+        status, other, value = left, node.comparisons[0].comparator, right
     elif type(right) is Status and type(left) is not Status:
-        status, other = right, node.left
+        status, other, value = right, node.left, left
     else:
         return None
-    if not status.failed_if_true or _spelling(other) not in success:
+    if not status.failed_if_true or not _is_success(other, value, success):
         return None
     if type(op) is cst.NotEqual or type(op) is cst.IsNot:
         return status

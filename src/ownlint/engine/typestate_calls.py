@@ -329,7 +329,7 @@ class CallEval(EvalBase):
             if hs.kind in (FREED, TRANSFERRED, BORROWED) or held:
                 continue  # not the application's to release: nothing changes
             where = inner if inner is not None else self.fa.step_of(node, "")
-            label = f"freed here, inside `{via.name}`" if via is not None else "first freed here"
+            label = f"freed here, inside `{via.name}`" if via is not None else "freed here"
             step = Step(where.unit, where.node, label, where.stmt)
             if obj.on_entry:
                 hs = hs.with_first("free", step)

@@ -50,16 +50,19 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def summary_line(result: RunResult) -> str:
+def summary_line(result: RunResult, *, show_unused: bool = False) -> str:
     """`Found 3 findings (2 errors, 1 warning) in 2 files.` or `All checked! 12 files, no findings.`
 
     Paths that could not be checked (file errors) are counted in a second
-    sentence; findings a baseline hid in another; fixes applied come first.
+    sentence; findings a baseline hid in another, unused suppressions (when
+    shown) in another; fixes applied come first.
     """
     unchecked = len({e.path for e in result.errors})
     tail = f" {_plural(unchecked, 'path')} could not be checked." if unchecked else ""
     if result.baselined:
         tail += f" {_plural(result.baselined, 'known finding')} hidden by the baseline."
+    if show_unused and result.unused_suppressions:  # they fail the run: say so
+        tail += f" {_plural(len(result.unused_suppressions), 'suppression')} silenced nothing."
     head = f"Fixed {_plural(result.fixed, 'finding')}. " if result.fixed else ""
     if not result.findings:
         if unchecked:

@@ -18,11 +18,12 @@ def finding_line(diagnostic: Diagnostic) -> str:
     return printable(f"{diagnostic.path}:{span.line}:{span.column}: {code} [{name_of(code)}] {diagnostic.message}")
 
 
-def render(result: RunResult, *, show_unused: bool = False) -> str:
+def render(result: RunResult, *, show_unused: bool = False, summary: bool = True) -> str:
     """File errors, then findings, then (on request) unused suppressions, then the summary line."""
     lines = [error_line(e) for e in result.errors]
     lines += [finding_line(d) for d in result.findings]
     if show_unused:
         lines += [unused_line(u) for u in result.unused_suppressions]
-    lines.append(summary_line(result))
-    return "\n".join(lines) + "\n"
+    if summary:
+        lines.append(summary_line(result, show_unused=show_unused))
+    return "\n".join(lines) + "\n" if lines else ""

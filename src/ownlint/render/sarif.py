@@ -35,7 +35,6 @@ from ownlint.lines import escape_undecodable
 from ownlint.registry import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/ownlint/ownlint"
 SRCROOT = "%SRCROOT%"
 
 
@@ -56,7 +55,6 @@ def document(result: RunResult, *, root: Path | None = None) -> dict[str, Any]:
                         "name": "ownlint",
                         "version": __version__,
                         "semanticVersion": __version__,
-                        "informationUri": INFORMATION_URI,
                         "rules": [_rule(rule) for rule in rules],
                     }
                 },
@@ -79,16 +77,43 @@ def level_of(severity: str) -> str:
 
 
 def _rule(rule: Rule) -> dict[str, Any]:
+    """A rule with what code scanning reads to file it (GitHub's SARIF support): a
+    security rule has the tag `security`, its CWE as `external/cwe/cwe-N` and a
+    `security-severity`; every rule its `precision` and `problem.severity`."""
     docs = rule.markdown()
-    return {
+    out: dict[str, Any] = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": " ".join(rule.what_it_does.split())},
         "help": {"text": docs, "markdown": docs},
-        "helpUri": rule.help_uri,
-        "defaultConfiguration": {"level": level_of(rule.severity)},
     }
+    if rule.help_uri is not None:
+        out["helpUri"] = rule.help_uri
+    out["defaultConfiguration"] = {"level": level_of(rule.severity)}
+    properties: dict[str, Any] = {
+        "tags": (["security"] if rule.cwe else ["correctness"]) + [f"external/cwe/cwe-{n}" for n in rule.cwe],
+        "precision": rule.precision,
+        "problem.severity": rule.severity,
+    }
+    if rule.cwe:
+        properties["security-severity"] = f"{rule.security_severity:.1f}"
+    out["properties"] = properties
+    return out
+
+
+def _message(diagnostic: Diagnostic) -> str:
+    """The message, linking each related location by its id (`[first freed here](2)`),
+    which viewers turn into links to those places."""
+    if not diagnostic.related:
+        return diagnostic.message
+    links = ", ".join(f"[{_escaped(r.message)}]({n})" for n, r in enumerate(diagnostic.related, start=1))
+    return f"{_escaped(diagnostic.message)} ({links})"
+
+
+def _escaped(text: str) -> str:
+    """Text inside a SARIF message link: its brackets escaped, as the format asks."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
 def _result(diagnostic: Diagnostic, index: dict[str, int], fingerprint: str) -> dict[str, Any]:
@@ -97,7 +122,7 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], fingerprint: str) -> 
     if diagnostic.code in index:
         out["ruleIndex"] = index[diagnostic.code]
     out["level"] = level_of(rule.severity if rule is not None else "error")
-    out["message"] = {"text": escape_undecodable(diagnostic.message)}
+    out["message"] = {"text": escape_undecodable(_message(diagnostic))}
     out["locations"] = [{"physicalLocation": _physical(diagnostic.path, diagnostic.span)}]
     if diagnostic.related:
         out["relatedLocations"] = [

@@ -57,7 +57,7 @@ class _Annotation:
     primary: bool
 
 
-def render(result: RunResult, console: Console, *, show_unused: bool = False) -> None:
+def render(result: RunResult, console: Console, *, show_unused: bool = False, summary: bool = True) -> None:
     """Print file errors, one frame per finding, unused suppressions on request, and the summary."""
     for error in result.errors:
         console.print(Text(error_line(error), style="bold red"))
@@ -70,7 +70,8 @@ def render(result: RunResult, console: Console, *, show_unused: bool = False) ->
     if show_unused:
         for unused in result.unused_suppressions:
             console.print(Text(unused_line(unused), style="yellow"))
-    console.print(Text(summary_line(result), style="bold"))
+    if summary:
+        console.print(Text(summary_line(result, show_unused=show_unused), style="bold"))
 
 
 class _Lines(dict[str, list[str]]):
@@ -117,8 +118,8 @@ def frame(diagnostic: Diagnostic, lines_of: dict[str, list[str]]) -> list[Text]:
     rule = rule_of(diagnostic.code)
     if diagnostic.reference:
         out.append(_note(pad, "note", f"see {diagnostic.reference}."))
-    elif rule is not None and rule.references.strip():
-        out.append(_note(pad, "note", f"see {rule.references.strip()}"))
+    elif rule is not None and rule.references.strip():  # written over several lines: one line here
+        out.append(_note(pad, "note", f"see {' '.join(rule.references.split())}"))
     out.append(_note(pad, "note", f"`ownlint explain {diagnostic.code}` shows the rule's documentation"))
     return out
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine import domain
+from ownlint.engine import domain, equalities
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState
 from ownlint.engine.summaries import RETURN_KEY
@@ -48,6 +48,8 @@ class NamesEval(EvalBase):
             value = None
         st.conds.pop(key, None)
         st.conds.pop(f"{key} is None", None)
+        if st.conds:
+            equalities.forget(st.conds, key)
         old = st.env.get(key)
         if value is None:
             st.env.pop(key, None)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ownlint import __version__, runner
+from ownlint import __version__, closure, runner
 from ownlint.checks import CHECKERS
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
@@ -112,8 +112,39 @@ def check_paths(
         sources.append(SourceFile(shown, text, module_name(file)))
     progress.start(len(found.files))
     files = [shown_as.get(f) or display_path(f) for f in found.files]
-    result = _analyze(sources, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache)
+    context = _imported_context(paths, found.files, config)
+    result = _analyze(
+        sources + context, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache
+    )
     progress.advance(len(found.files))  # the engine analyses the whole project in one call
+    return _only(result, set(files)) if context else result
+
+
+def _imported_context(
+    paths: Sequence[str | os.PathLike[str]], found: Sequence[Path], config: Config
+) -> list[SourceFile]:
+    """The project modules that the files given explicitly import, transitively, and that are not checked
+    themselves: analysed with them so that summaries cross into them (`ownlint.closure`), never reported."""
+    explicit = [Path(os.path.abspath(p)) for p in paths if os.path.isfile(p)]
+    if not explicit:
+        return []
+    checked = {os.path.normcase(f) for f in found}
+    context: list[SourceFile] = []
+    for file in closure.imported_files(explicit, config):
+        if os.path.normcase(file) in checked:
+            continue
+        text = read_source(file, display_path(file))
+        if isinstance(text, str):
+            context.append(SourceFile(display_path(file), text, module_name(file)))
+    return context
+
+
+def _only(result: RunResult, shown: set[str]) -> RunResult:
+    """`result` reduced to the files displayed as `shown` (the others were read for their summaries)."""
+    result.findings = [f for f in result.findings if f.path in shown]
+    result.errors = [e for e in result.errors if e.path in shown]
+    result.unused_suppressions = [u for u in result.unused_suppressions if u.path in shown]
+    result.sources = {path: text for path, text in result.sources.items() if path in shown}
     return result
 
 
@@ -144,12 +175,7 @@ def check_source(
         component = next((c for c in prefilter.select(files, models) if c[0] == 0), [0])
         files = [files[i] for i in component]
     result = _analyze(files, [], [shown], config, models, started, report_unused_suppressions, incremental=True)
-    if len(files) > 1:
-        result.findings = [f for f in result.findings if f.path == shown]
-        result.errors = [e for e in result.errors if e.path == shown]
-        result.unused_suppressions = [u for u in result.unused_suppressions if u.path == shown]
-        result.sources = {shown: text}
-    return result
+    return _only(result, {shown}) if len(files) > 1 else result
 
 
 def read_source(path: Path, shown: str) -> str | FileError:

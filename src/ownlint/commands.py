@@ -208,8 +208,10 @@ def _run_stdin(
         result = api.RunResult(findings=[], errors=[source], files=[shown], seconds=0.0)
         return result, (data if options.fix else None)
 
+    others = _imported_by(Path(name), source, config)
+
     def check_once(text: str) -> api.RunResult:
-        result = api.check_source(text, name, config, report_unused_suppressions=options.report_unused)
+        result = api.check_source(text, name, config, report_unused_suppressions=options.report_unused, others=others)
         return _against_baseline(result, known, options.baseline_file)
 
     result = check_once(source)
@@ -226,6 +228,18 @@ def _run_stdin(
     result.fixed = fixed
     encoded = fixes.encode_like(data, source)
     return result, encoded if encoded is not None else data
+
+
+def _imported_by(path: Path, source: str, config: Config) -> list[tuple[Path, str]]:
+    """The project modules (path, text) that standard input, reported as `path`, imports, transitively."""
+    from ownlint import closure
+
+    found: list[tuple[Path, str]] = []
+    for file in closure.imported_files([path], config, sources={path: source}):
+        text = api.read_source(file, display_path(file))
+        if isinstance(text, str):
+            found.append((file, text))
+    return found
 
 
 def _against_baseline(result: api.RunResult, known: Counter[FindingKey] | None, file: Path | None) -> api.RunResult:

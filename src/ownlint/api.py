@@ -28,10 +28,11 @@ from ownlint import __version__, closure, runner
 from ownlint.checks import CHECKERS
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
-from ownlint.discovery import discover, display_path
+from ownlint.discovery import Skipped, discover, display_path
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.resolver import Resolver
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
 
 if TYPE_CHECKING:
@@ -56,8 +57,10 @@ class RunResult:
     seconds: float
     sources: dict[str, str] = field(default_factory=dict)
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+    skipped: tuple[Skipped, ...] = ()  # paths discovery left out, and why (`--show-files`)
     baselined: int = 0  # findings a baseline hid (`ownlint.baseline.apply`)
     fixed: int = 0  # findings whose fixes were applied before this result was computed
+    fixed_findings: list[Diagnostic] = field(default_factory=list)  # those findings (`--show-fixes`)
 
     @property
     def has_internal_error(self) -> bool:
@@ -85,50 +88,93 @@ class _NoProgress:
 
 def check_paths(
     paths: Sequence[str | os.PathLike[str]],
-    config: Config,
+    config: Config | Resolver,
     *,
     report_unused_suppressions: bool = False,
     progress: Progress | None = None,
     jobs: int | None = None,
     use_cache: bool = False,
+    force_exclude: bool = False,
 ) -> RunResult:
     """Check the files under `paths` (see `ownlint.discovery` for which) as one project.
 
+    `config`: one configuration for every file, or a `Resolver` that gives
+    each file the closest one. Files whose configurations agree on what the
+    engine reads (models, interop modules, page size) are analysed together.
     `jobs`: worker processes (default: every core); `use_cache`: reuse and
     store results under `.ownlint_cache/` in the configuration's root."""
     progress = progress or _NoProgress()
     started = time.perf_counter()
-    models = load_models(config.models)
-    found = discover(paths, config)
-    errors = list(found.errors)
-    sources: list[SourceFile] = []
-    shown_as: dict[Path, str] = {}
+    resolver = Resolver.of(config)
+    found = discover(paths, resolver, force_exclude=force_exclude)
+    groups: dict[tuple[object, ...], list[Path]] = {}
     for file in found.files:
-        shown = shown_as[file] = display_path(file)
+        governing = resolver.for_path(file)
+        groups.setdefault((governing.models, governing.interop_modules, governing.page_size), []).append(file)
+    progress.start(len(found.files))
+    results = [
+        _check_group(paths, files, resolver, report_unused_suppressions, jobs, use_cache)
+        for files in (groups.values() or [[]])
+    ]
+    progress.advance(len(found.files))  # the engine analyses the whole project in one call
+    result = results[0] if len(results) == 1 else _merged(results)
+    result.errors = sorted([*found.errors, *result.errors], key=lambda e: e.path)
+    result.files = [display_path(f) for f in found.files]
+    result.skipped = found.skipped
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _check_group(
+    paths: Sequence[str | os.PathLike[str]],
+    found: list[Path],
+    resolver: Resolver,
+    report_unused: bool,
+    jobs: int | None,
+    use_cache: bool,
+) -> RunResult:
+    """The findings of files whose configurations agree on the engine's settings (those of `found[0]`'s)."""
+    config = resolver.for_path(found[0] if found else Path.cwd())
+    models = load_models(config.models)
+    errors: list[FileError] = []
+    sources: list[SourceFile] = []
+    files = []
+    for file in found:
+        shown = display_path(file)
+        files.append(shown)
         text = read_source(file, shown)
         if isinstance(text, FileError):
             errors.append(text)
             continue
         sources.append(SourceFile(shown, text, module_name(file)))
-    progress.start(len(found.files))
-    files = [shown_as.get(f) or display_path(f) for f in found.files]
-    context = _imported_context(paths, found.files, config)
+    context = _imported_context(paths, found, resolver)
     result = _analyze(
-        sources + context, errors, files, config, models, started, report_unused_suppressions, jobs, use_cache
+        sources + context, errors, files, config, models, 0.0, report_unused, jobs, use_cache, resolver=resolver
     )
-    progress.advance(len(found.files))  # the engine analyses the whole project in one call
     return _only(result, set(files)) if context else result
 
 
+def _merged(results: list[RunResult]) -> RunResult:
+    merged = RunResult([], [], [], 0.0)
+    for result in results:
+        merged.findings += result.findings
+        merged.errors += result.errors
+        merged.sources.update(result.sources)
+        merged.unused_suppressions += result.unused_suppressions
+    merged.findings.sort(key=Diagnostic.sort_key)
+    merged.unused_suppressions.sort(key=lambda u: (u.path, u.line, u.column, u.what))
+    return merged
+
+
 def _imported_context(
-    paths: Sequence[str | os.PathLike[str]], found: Sequence[Path], config: Config
+    paths: Sequence[str | os.PathLike[str]], found: Sequence[Path], config: Config | Resolver
 ) -> list[SourceFile]:
     """The project modules that the files given explicitly import, transitively, and that are not checked
     themselves: analysed with them so that summaries cross into them (`ownlint.closure`), never reported."""
-    explicit = [Path(os.path.abspath(p)) for p in paths if os.path.isfile(p)]
+    checked = {os.path.normcase(f) for f in found}
+    explicit = [f for p in paths if os.path.normcase(f := Path(os.path.abspath(p))) in checked]
     if not explicit:
         return []
-    checked = {os.path.normcase(f) for f in found}
     context: list[SourceFile] = []
     for file in closure.imported_files(explicit, config):
         if os.path.normcase(file) in checked:
@@ -244,6 +290,7 @@ def _analyze(
     jobs: int | None = None,
     use_cache: bool = False,
     incremental: bool = False,
+    resolver: Resolver | None = None,
 ) -> RunResult:
     options = EngineOptions(
         interop_modules=config.interop_modules,
@@ -266,7 +313,8 @@ def _analyze(
             key = (diagnostic.code, diagnostic.path)
             on = enabled.get(key)
             if on is None:
-                on = enabled[key] = config.is_enabled(*key)
+                governing = resolver.for_path(diagnostic.path) if resolver is not None else config
+                on = enabled[key] = governing.is_enabled(*key)
             if on:
                 by_path.setdefault(diagnostic.path, []).append(diagnostic)
     findings: list[Diagnostic] = []
@@ -280,7 +328,8 @@ def _analyze(
         kept, used = apply_suppressions(diagnostics, suppressions)
         findings.extend(kept)
         if report_unused:
-            unused.extend(unused_suppressions(path, suppressions, used, _enabled_in(config, path)))
+            governing = resolver.for_path(path) if resolver is not None else config
+            unused.extend(unused_suppressions(path, suppressions, used, _enabled_in(governing, path)))
     findings.sort(key=Diagnostic.sort_key)
     errors.sort(key=lambda e: e.path)
     unused.sort(key=lambda u: (u.path, u.line, u.column, u.what))

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import ast
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ownlint.config import Config
 from ownlint.discovery import discover, display_path
+from ownlint.resolver import Resolver
 
 
 def project_root(file: Path, config: Config) -> Path:
@@ -45,16 +47,19 @@ def project_root(file: Path, config: Config) -> Path:
     return here.parents[depth - 1] if depth <= len(here.parents) else here.parent
 
 
-def imported_files(files: Sequence[Path], config: Config, sources: dict[Path, str] | None = None) -> list[Path]:
+def imported_files(
+    files: Sequence[Path], config: Config | Resolver, sources: dict[Path, str] | None = None
+) -> list[Path]:
     """The project modules `files` import, transitively, other than `files` themselves (absolute paths,
     in the order found). `sources`: texts already known (an editor's buffer, standard input), by path."""
     from ownlint.api import module_name
 
+    resolver = Resolver.of(config)
     known = {Path(os.path.abspath(p)): t for p, t in (sources or {}).items()}
     given = [Path(os.path.abspath(f)) for f in files]
     by_module: dict[str, Path] = {}
-    for root in dict.fromkeys(project_root(f, config) for f in given):
-        for found in discover([root], config).files:
+    for root in dict.fromkeys(project_root(f, resolver.for_path(f)) for f in given):
+        for found in discover([root], resolver).files:
             name = module_name(found)
             if name is not None:
                 by_module.setdefault(name, found)
@@ -89,7 +94,9 @@ def _imported_modules(source: str, module: str | None, is_package: bool) -> Iter
     """Every module an import statement of `source` may load: the module named and the packages above it,
     and for `from m import x`, `m.x` too (x may be a submodule)."""
     try:
-        tree = ast.parse(source)
+        with warnings.catch_warnings():  # the checked code's invalid escapes are not ownlint's to report
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # the file's own report says why it does not parse
     names: list[str] = []

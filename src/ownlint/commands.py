@@ -20,17 +20,18 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 
-from ownlint import api, baseline, fixes
+from ownlint import api, baseline, fixes, listing
 from ownlint.baseline import BaselineError
-from ownlint.config import Config, ConfigError, discover_config, load_config
-from ownlint.diagnostics import FileError
-from ownlint.discovery import display_path
+from ownlint.config import ConfigError, load_config
+from ownlint.diagnostics import Diagnostic, FileError
+from ownlint.discovery import Skipped, display_path, excluded_reason
 from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.lines import printable
 from ownlint.progress import progress_for
 from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
 from ownlint.render import concise, github, json_, sarif, statistics
+from ownlint.resolver import Overrides, Resolver
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -73,17 +74,17 @@ def make_console(stream: TextIO | None = None) -> Console:
     )
 
 
-def _codes(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    return [c for c in (part.strip() for part in value.split(",")) if c]
-
-
 def check(
     paths: tuple[Path, ...],
     output_format: str,
-    select: str | None,
-    ignore: str | None,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool,
+    show_files: bool,
+    show_settings: bool,
     config_file: Path | None,
     no_cache: bool,
     jobs: int | None,
@@ -95,8 +96,13 @@ def check(
     write_baseline_file: Path | None,
     fix: bool,
     unsafe_fixes: bool,
+    diff: bool,
+    show_fixes: bool,
 ) -> None:
-    """Check PATHS (default: the current directory) for ownership bugs."""
+    """Check PATHS (default: the current directory) for ownership bugs; `-` reads standard input."""
+    dash = Path("-")
+    if dash in paths and len(paths) == 1:  # as Ruff: `-` is standard input, named by --stdin-filename if given
+        paths, stdin_filename = (), stdin_filename or "-"
     options = _CheckOptions(
         paths=paths,
         stdin_filename=stdin_filename,
@@ -107,23 +113,39 @@ def check(
         unsafe_fixes=unsafe_fixes,
         jobs=jobs,
         use_cache=not no_cache,
+        force_exclude=force_exclude,
+        show_fixes=show_fixes,
     )
     try:
-        config = _checked_options(options, config_file, select, ignore)
+        if dash in paths:
+            raise UsageError("`-` reads the source from standard input; give no other PATHS with it")
+        overrides = Overrides.from_command_line(select, extend_select, ignore, exclude, extend_exclude)
+        resolver = _checked_options(options, config_file, overrides)
+        if show_files or show_settings:
+            _show(options, resolver, output_format, show_files)
         known = baseline.read(baseline_file) if baseline_file is not None and write_baseline_file is None else None
         if stdin_filename is not None:
-            result, fixed_input = _run_stdin(options, config, known)
+            result, fixed_input = _run_stdin(options, resolver, known)
         else:
-            result, fixed_input = _run_files(options, config, known), None
+            result, fixed_input = _run_files(options, resolver, known), None
         if write_baseline_file is not None:
             result = _write_baseline(write_baseline_file, result)
     except (ConfigError, ModelError, UsageError, BaselineError) as error:
         fail(str(error))
+    for skipped in result.skipped:
+        if skipped.explicit:
+            click.echo(
+                printable(f"ownlint: warning: {display_path(skipped.path)}: {skipped.reason}; not checked"), err=True
+            )
+    if diff:
+        _print_diff(result, unsafe_fixes)
     report_stream = sys.stdout
     if fixed_input is not None:  # like Ruff: the fixed source on standard output, the report on standard error
         sys.stdout.buffer.write(fixed_input)
         sys.stdout.flush()
         report_stream = sys.stderr
+    if options.show_fixes and result.fixed_findings:
+        click.echo(listing.fixed_lines(result.fixed_findings), nl=False, err=report_stream is sys.stderr)
     _print(result, output_format, statistics, report_unused_suppressions, report_stream)
     if result.has_internal_error:
         fail("ownlint failed on some files (internal error); see the error entries above")
@@ -131,6 +153,25 @@ def check(
     if (result.findings or failed) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _show(options: _CheckOptions, resolver: Resolver, output_format: str, files: bool) -> NoReturn:
+    """`--show-files` or `--show-settings`: print, exit 0."""
+    paths = list(options.paths) or ([Path(options.stdin_filename)] if options.stdin_filename else [Path(".")])
+    if files:
+        click.echo(listing.show_files(paths, resolver, options.force_exclude, output_format == "json"), nl=False)
+    else:
+        click.echo(listing.show_settings(paths, resolver), nl=False)
+    sys.exit(EXIT_CLEAN)
+
+
+def _print_diff(result: api.RunResult, unsafe: bool) -> NoReturn:
+    """`--diff`: the fixes as a unified diff on standard output; exit 1 when there are some (as Ruff)."""
+    text, count = listing.diff(result, unsafe)
+    click.echo(text, nl=False)
+    if count:
+        click.echo(f"Would fix {_count(count, 'finding')}.", err=True)
+    sys.exit(EXIT_FINDINGS if count else EXIT_CLEAN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,23 +185,23 @@ class _CheckOptions:
     unsafe_fixes: bool
     jobs: int | None = None
     use_cache: bool = True
+    force_exclude: bool = False
+    show_fixes: bool = False
 
 
-def _checked_options(
-    options: _CheckOptions, config_file: Path | None, select: str | None, ignore: str | None
-) -> Config:
-    """The run's configuration, after the checks of option combinations."""
+def _checked_options(options: _CheckOptions, config_file: Path | None, overrides: Overrides) -> Resolver:
+    """How the run's files are configured, after the checks of option combinations."""
     if options.stdin_filename is not None and options.paths:
         raise UsageError("--stdin-filename reads the source from standard input; give no PATHS with it")
     if options.unsafe_fixes and not options.fix:
         raise UsageError("--unsafe-fixes only applies together with --fix")
-    start: str | Path | None = options.stdin_filename
-    if start is None and options.paths:
-        start = options.paths[0]
-    return _config(config_file, start, select, ignore)
+    fixed = load_config(config_file) if config_file is not None else None
+    resolver = Resolver(fixed, overrides)
+    resolver.for_path(Path.cwd())  # a configuration error is reported before anything runs
+    return resolver
 
 
-def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey] | None) -> api.RunResult:
+def _run_files(options: _CheckOptions, resolver: Resolver, known: Counter[FindingKey] | None) -> api.RunResult:
     """Check the files; with --fix, fix them and check again while fixes apply."""
 
     paths = list(options.paths) or [Path(".")]
@@ -170,11 +211,12 @@ def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey
         with bar if bar is not None else contextlib.nullcontext():
             result = api.check_paths(
                 paths,
-                config,
+                resolver,
                 report_unused_suppressions=options.report_unused,
                 progress=bar,
                 jobs=options.jobs,
                 use_cache=options.use_cache,
+                force_exclude=options.force_exclude,
             )
         return _against_baseline(result, known, options.baseline_file)
 
@@ -183,32 +225,45 @@ def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey
         return result
     fixed = 0
     write_errors: list[FileError] = []
+    fixed_findings: list[Diagnostic] = []
     for _ in range(MAX_FIX_ROUNDS):
         outcome = fixes.fix_files(result, unsafe=options.unsafe_fixes)
         write_errors += outcome.errors
         if outcome.applied == 0:
             break
         fixed += outcome.applied
+        fixed_findings += [
+            f
+            for f in result.findings
+            if f.path in outcome.files and f.fix is not None and fixes.is_applicable(f.fix, options.unsafe_fixes)
+        ]
         result = check_once()
     result.fixed = fixed
+    result.fixed_findings = fixed_findings
     result.errors = sorted([*result.errors, *write_errors], key=lambda e: e.path)
     return result
 
 
 def _run_stdin(
-    options: _CheckOptions, config: Config, known: Counter[FindingKey] | None
+    options: _CheckOptions, resolver: Resolver, known: Counter[FindingKey] | None
 ) -> tuple[api.RunResult, bytes | None]:
     """Check standard input; with --fix, also the fixed source to write to standard output."""
     assert options.stdin_filename is not None
     name = options.stdin_filename
     data = sys.stdin.buffer.read()
-    shown = display_path(name)
+    shown = display_path(name) if name != "-" else "-"
+    config = resolver.for_path(name)
+    why = excluded_reason(Path(name), resolver) if options.force_exclude and name != "-" else None
+    if why is not None:  # as Ruff: an excluded file given on standard input is passed through unchecked
+        skipped = (Skipped(Path(os.path.abspath(name)), why, explicit=True),)
+        result = api.RunResult(findings=[], errors=[], files=[], seconds=0.0, skipped=skipped)
+        return result, (data if options.fix else None)
     source = api.decode_source(data, shown)
     if isinstance(source, FileError):
         result = api.RunResult(findings=[], errors=[source], files=[shown], seconds=0.0)
         return result, (data if options.fix else None)
 
-    others = _imported_by(Path(name), source, config)
+    others = _imported_by(Path(name), source, resolver) if name != "-" else []
 
     def check_once(text: str) -> api.RunResult:
         result = api.check_source(text, name, config, report_unused_suppressions=options.report_unused, others=others)
@@ -230,7 +285,7 @@ def _run_stdin(
     return result, encoded if encoded is not None else data
 
 
-def _imported_by(path: Path, source: str, config: Config) -> list[tuple[Path, str]]:
+def _imported_by(path: Path, source: str, config: Resolver) -> list[tuple[Path, str]]:
     """The project modules (path, text) that standard input, reported as `path`, imports, transitively."""
     from ownlint import closure
 
@@ -257,11 +312,6 @@ def _write_baseline(file: Path, result: api.RunResult) -> api.RunResult:
 
 def _count(number: int, word: str) -> str:
     return f"{number} {word}" if number == 1 else f"{number} {word}s"
-
-
-def _config(config_file: Path | None, start: str | Path | None, select: str | None, ignore: str | None) -> Config:
-    config = load_config(config_file) if config_file is not None else discover_config(start)
-    return config.with_overrides(select=_codes(select), ignore=_codes(ignore) or ())
 
 
 def _print(result: api.RunResult, output_format: str, show_statistics: bool, show_unused: bool, stream: TextIO) -> None:

@@ -120,7 +120,9 @@ def _explicitly_excluded(path: Path, is_dir: bool, resolver: Resolver) -> str | 
         why = _excluded_by(candidate, is_dir or candidate != path, config, config.exclude_spec())
         if why is not None:
             return why
-    if _ignored_by(path, _enclosing_ignore_files(path.parent, keep_ignored=True), "/" if is_dir else ""):
+    layers = _enclosing_ignore_files(path.parent, keep_ignored=True)
+    layers += _read_ignore_file(path.parent / ".gitignore", path.parent)
+    if _git_work_tree(path.parent) is not None and _ignored_by(path, layers, "/" if is_dir else ""):
         return "ignored by .gitignore"
     return None
 

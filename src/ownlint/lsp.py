@@ -19,7 +19,11 @@ What it does:
   applies the rule's fix when it offers one (`Diagnostic.fix`, safe or not:
   the user chooses in the editor);
 - shows a rule's summary and documentation when hovering over its code in a
-  suppression comment.
+  suppression comment, and over a finding the rule's summary, the message
+  and its `help:` advice (which each diagnostic also carries, in its message
+  and as `data.help`);
+- publishes no diagnostics for a file that the configuration's `exclude` or a
+  `.gitignore` leaves out (as `ownlint check --force-exclude`).
 
 Every message shown to the user (a finding's message, its related
 information, a quick fix's title, a configuration error) goes through
@@ -66,11 +70,13 @@ from lsprotocol import types as lsp
 from ownlint import __version__, api
 from ownlint.config import ConfigError, discover_config
 from ownlint.diagnostics import Diagnostic
+from ownlint.discovery import excluded_reason
 from ownlint.engine.models import ModelError
 from ownlint.lines import printable, split_lines
-from ownlint.lsp_convert import Positions, quick_fixes, to_lsp_diagnostic
+from ownlint.lsp_convert import Positions, finding_hover, quick_fixes, to_lsp_diagnostic
 from ownlint.lsp_workspace import WorkspaceFiles, snapshot
 from ownlint.registry import all_rules
+from ownlint.resolver import Resolver
 from ownlint.suppress import code_at
 
 try:  # pygls 2
@@ -110,6 +116,8 @@ def analyse(
     """Check `source` as the file at `path`, with the configuration found from `path` upward
     and, given `files`, with the other files of its workspace (`WorkspaceFiles.others`)."""
     try:
+        if excluded_reason(path, Resolver()) is not None:
+            return Analysis()  # excluded or git-ignored: as `ownlint check --force-exclude` would, say nothing
         config = discover_config(path)
         others = files.others(path, config, folders, buffers or {}) if files is not None else []
         result = api.check_source(source, path, config, others=others)
@@ -288,7 +296,7 @@ class OwnlintServer:
         line, column = positions.from_client(params.position)
         found = code_at(document.source, line, column)
         if found is None:
-            return None
+            return self._finding_hover(params.text_document.uri, document.source, positions, line, column)
         code, span = found
         rule = all_rules().get(code)
         if rule is None:
@@ -299,6 +307,19 @@ class OwnlintServer:
         )
 
     # --- talking to the client (pygls 1.x and 2.x) ----------------------
+
+    def _finding_hover(self, uri: str, source: str, positions: Positions, line: int, column: int) -> lsp.Hover | None:
+        """The rule's summary and the `help:` advice of the findings under the cursor (of the version checked)."""
+        checked = self.checked.get(uri)
+        if checked is None or checked.source != source:
+            return None
+        under = [d for d in checked.findings if d.path == checked.findings[0].path and _covers(d, line, column)]
+        if not under:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=finding_hover(under)),
+            range=positions.range(under[0].span),
+        )
 
     def _publish(self, uri: str, diagnostics: list[lsp.Diagnostic], version: int | None) -> None:
         server: Any = self.server
@@ -348,6 +369,11 @@ class _OneLine(logging.Formatter):
         record.exc_text = None
         record.stack_info = None
         return printable(" ".join(f"ownlint lsp: {record.levelname.lower()}: {message}".split()))
+
+
+def _covers(finding: Diagnostic, line: int, column: int) -> bool:
+    span = finding.span
+    return (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
 
 
 def _quiet_logging() -> None:

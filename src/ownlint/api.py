@@ -20,11 +20,11 @@ import os
 import time
 import tokenize
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ownlint import __version__, closure, runner
+from ownlint import __version__, closure, notebook, runner
 from ownlint.checks import CHECKERS
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport
@@ -32,6 +32,7 @@ from ownlint.discovery import Skipped, discover, display_path
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.notebook import NotebookIndex
 from ownlint.resolver import Resolver
 from ownlint.suppress import UnusedSuppression, apply_suppressions, parse_suppressions, unused_suppressions
 
@@ -48,7 +49,10 @@ class RunResult:
 
     `files` are the displayed paths of every file the run tried to check;
     `sources` maps the displayed path of every file that was read to its text
-    (the text renderer shows source lines from it).
+    (the text renderer shows source lines from it): for a notebook, its code
+    cells joined (`ownlint.notebook`), which the positions of its findings are
+    in; `notebooks` maps the displayed path of each notebook read to where
+    each line of that source comes from (cell and line in the cell).
     """
 
     findings: list[Diagnostic]
@@ -61,6 +65,7 @@ class RunResult:
     baselined: int = 0  # findings a baseline hid (`ownlint.baseline.apply`)
     fixed: int = 0  # findings whose fixes were applied before this result was computed
     fixed_findings: list[Diagnostic] = field(default_factory=list)  # those findings (`--show-fixes`)
+    notebooks: dict[str, NotebookIndex] = field(default_factory=dict)
 
     @property
     def has_internal_error(self) -> bool:
@@ -139,18 +144,22 @@ def _check_group(
     errors: list[FileError] = []
     sources: list[SourceFile] = []
     files = []
+    notebooks: dict[str, NotebookIndex] = {}
     for file in found:
         shown = display_path(file)
         files.append(shown)
-        text = read_source(file, shown)
-        if isinstance(text, FileError):
-            errors.append(text)
+        read = notebook.load(file, shown) if notebook.is_notebook(file) else read_source(file, shown)
+        if isinstance(read, FileError):
+            errors.append(read)
             continue
-        sources.append(SourceFile(shown, text, module_name(file)))
+        if isinstance(read, notebook.Notebook):
+            notebooks[shown] = read.index
+        sources.append(SourceFile(shown, read if isinstance(read, str) else read.source, module_name(file)))
     context = _imported_context(paths, found, resolver)
     result = _analyze(
         sources + context, errors, files, config, models, 0.0, report_unused, jobs, use_cache, resolver=resolver
     )
+    _in_notebooks(result, notebooks)
     return _only(result, set(files)) if context else result
 
 
@@ -161,6 +170,7 @@ def _merged(results: list[RunResult]) -> RunResult:
         merged.errors += result.errors
         merged.sources.update(result.sources)
         merged.unused_suppressions += result.unused_suppressions
+        merged.notebooks.update(result.notebooks)
     merged.findings.sort(key=Diagnostic.sort_key)
     merged.unused_suppressions.sort(key=lambda u: (u.path, u.line, u.column, u.what))
     return merged
@@ -185,6 +195,16 @@ def _imported_context(
     return context
 
 
+def _in_notebooks(result: RunResult, notebooks: dict[str, NotebookIndex]) -> None:
+    """Marks the notebooks of `result`, and takes the fixes off their findings: a fix's edits are positions
+    in the joined cells, and writing them back into cells is not done (yet)."""
+    result.notebooks = notebooks
+    if notebooks:
+        result.findings = [
+            replace(f, fix=None) if f.fix is not None and f.path in notebooks else f for f in result.findings
+        ]
+
+
 def _only(result: RunResult, shown: set[str]) -> RunResult:
     """`result` reduced to the files displayed as `shown` (the others were read for their summaries)."""
     result.findings = [f for f in result.findings if f.path in shown]
@@ -207,11 +227,18 @@ def check_source(
     `others` (path and text of other files, as the language server finds them)
     are analysed with it where `ownlint check` would: those of its prefilter
     component, so that summaries cross into them. Only the buffer's findings
-    and errors are reported."""
+    and errors are reported. A buffer whose path ends in `.ipynb` is a
+    notebook's JSON text: its code cells are checked (`ownlint.notebook`)."""
     started = time.perf_counter()
     models = load_models(config.models)
     shown = display_path(path)
     text = source.removeprefix(_BOM)
+    notebooks: dict[str, NotebookIndex] = {}
+    if notebook.is_notebook(path):
+        loaded = notebook.decode(text, shown)
+        if isinstance(loaded, FileError):
+            return RunResult([], [loaded], [shown], time.perf_counter() - started)
+        text, notebooks[shown] = loaded.source, loaded.index
     files = [SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
     for other, other_text in others:
         other_shown = display_path(other)
@@ -221,11 +248,15 @@ def check_source(
         component = next((c for c in prefilter.select(files, models) if c[0] == 0), [0])
         files = [files[i] for i in component]
     result = _analyze(files, [], [shown], config, models, started, report_unused_suppressions, incremental=True)
+    _in_notebooks(result, notebooks)
     return _only(result, {shown}) if len(files) > 1 else result
 
 
 def read_source(path: Path, shown: str) -> str | FileError:
-    """The text of the file at `path`, or why it cannot be checked."""
+    """The text of the file at `path` (of a notebook: its code cells joined), or why it cannot be checked."""
+    if notebook.is_notebook(path):
+        loaded = notebook.load(path, shown)
+        return loaded if isinstance(loaded, FileError) else loaded.source
     try:
         data = path.read_bytes()
     except OSError as error:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 
-from ownlint import api, baseline, fixes, listing
+from ownlint import api, baseline, fixes, listing, notebook
 from ownlint.baseline import BaselineError
 from ownlint.config import ConfigError, load_config
 from ownlint.diagnostics import Diagnostic, FileError
@@ -263,7 +263,7 @@ def _run_stdin(
         result = api.RunResult(findings=[], errors=[source], files=[shown], seconds=0.0)
         return result, (data if options.fix else None)
 
-    others = _imported_by(Path(name), source, resolver) if name != "-" else []
+    others = _imported_by(Path(name), _python_of(source, shown, name), resolver) if name != "-" else []
 
     def check_once(text: str) -> api.RunResult:
         result = api.check_source(text, name, config, report_unused_suppressions=options.report_unused, others=others)
@@ -283,6 +283,15 @@ def _run_stdin(
     result.fixed = fixed
     encoded = fixes.encode_like(data, source)
     return result, encoded if encoded is not None else data
+
+
+def _python_of(source: str, shown: str, name: str) -> str:
+    """The Python of standard input: the text itself, or for a notebook (`name` ends in `.ipynb`) its code cells
+    joined ("" when it is no notebook: `api.check_source` reports why)."""
+    if not notebook.is_notebook(name):
+        return source
+    parsed = notebook.decode(source, shown)
+    return parsed.source if isinstance(parsed, notebook.Notebook) else ""
 
 
 def _imported_by(path: Path, source: str, config: Resolver) -> list[tuple[Path, str]]:

@@ -1,6 +1,7 @@
 """Which files a run checks.
 
-Under each directory given: every `.py` and `.pyi` file, except what a
+Under each directory given: every `.py`, `.pyi` and `.ipynb` file (Jupyter
+notebooks, as Ruff since 0.6: `ownlint.notebook`), except what a
 `.gitignore` ignores, hidden directories (a name starting with "."), virtual
 environments (a directory holding `pyvenv.cfg`), `site-packages`,
 `__pycache__`, and the `exclude` patterns of the configuration that governs
@@ -33,7 +34,7 @@ from ownlint.resolver import Resolver
 if TYPE_CHECKING:
     import pathspec  # imported where an ignore file is read: it costs a fully cached run 50 ms
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")
 SKIPPED_DIR_NAMES = frozenset({"site-packages", "__pycache__"})
 
 

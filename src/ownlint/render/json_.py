@@ -2,21 +2,30 @@
 
 `unused_suppressions` is added only when `--report-unused-suppressions` is
 given, so that the documented keys stay the only keys otherwise.
+
+In a notebook (`ownlint.notebook`), `line` and `end_line` are lines of its
+code cells joined, as the positions of fix edits are; a finding also has
+`cell` (1-based, among all the notebook's cells), `cell_line` and
+`cell_end_line` (lines in that cell), a related location `cell` and
+`cell_line`, an unused suppression `cell` and `cell_line`.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from ownlint import __version__
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, Fix
+from ownlint.notebook import NotebookIndex
 from ownlint.render import name_of, severity_of
 
 
-def finding(diagnostic: Diagnostic) -> dict[str, Any]:
+def finding(diagnostic: Diagnostic, notebooks: Mapping[str, NotebookIndex] | None = None) -> dict[str, Any]:
     span = diagnostic.span
+    notebooks = notebooks or {}
     return {
         "code": diagnostic.code,
         "name": name_of(diagnostic.code),
@@ -26,13 +35,34 @@ def finding(diagnostic: Diagnostic) -> dict[str, Any]:
         "column": span.column,
         "end_line": span.end_line,
         "end_column": span.end_column,
+        **_cell_lines(notebooks.get(diagnostic.path), span.line, span.end_line),
         "message": diagnostic.message,
         "related": [
-            {"path": r.path, "line": r.span.line, "column": r.span.column, "message": r.message}
+            {
+                "path": r.path,
+                "line": r.span.line,
+                "column": r.span.column,
+                **_cell_lines(notebooks.get(r.path), r.span.line),
+                "message": r.message,
+            }
             for r in diagnostic.related
         ],
         "fix": _fix(diagnostic.fix),
     }
+
+
+def _cell_lines(index: NotebookIndex | None, line: int, end_line: int | None = None) -> dict[str, int]:
+    """`cell` and `cell_line` (and `cell_end_line` when `end_line` is given) in a notebook; nothing elsewhere.
+    An end in a later cell (a statement left open at a cell's end runs on) is counted on from the start's
+    line, as if its cell went on."""
+    if index is None:
+        return {}
+    cell, in_cell = index.cell_of(line)
+    out = {"cell": cell, "cell_line": in_cell}
+    if end_line is not None:
+        end_cell, end_in_cell = index.cell_of(end_line)
+        out["cell_end_line"] = end_in_cell if end_cell == cell else in_cell + (end_line - line)
+    return out
 
 
 def _fix(fix: Fix | None) -> dict[str, Any] | None:
@@ -58,7 +88,7 @@ def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
     """The JSON object, before serialization."""
     out: dict[str, Any] = {
         "version": __version__,
-        "findings": [finding(d) for d in result.findings],
+        "findings": [finding(d, result.notebooks) for d in result.findings],
         "errors": [{"path": e.path, "message": e.message} for e in result.errors],
         "summary": {
             "files": len(result.files),
@@ -68,7 +98,13 @@ def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
     }
     if show_unused:
         out["unused_suppressions"] = [
-            {"path": u.path, "line": u.line, "column": u.column, "suppression": u.what}
+            {
+                "path": u.path,
+                "line": u.line,
+                "column": u.column,
+                **_cell_lines(result.notebooks.get(u.path), u.line),
+                "suppression": u.what,
+            }
             for u in result.unused_suppressions
         ]
     return out

@@ -215,7 +215,7 @@ def _only(result: RunResult, shown: set[str]) -> RunResult:
 
 
 def check_source(
-    source: str,
+    source: str | notebook.Notebook,
     path: str | os.PathLike[str],
     config: Config,
     *,
@@ -228,17 +228,22 @@ def check_source(
     are analysed with it where `ownlint check` would: those of its prefilter
     component, so that summaries cross into them. Only the buffer's findings
     and errors are reported. A buffer whose path ends in `.ipynb` is a
-    notebook's JSON text: its code cells are checked (`ownlint.notebook`)."""
+    notebook's JSON text: its code cells are checked (`ownlint.notebook`);
+    a `Notebook` is a notebook's cells already joined (an editor's notebook
+    document)."""
     started = time.perf_counter()
     models = load_models(config.models)
     shown = display_path(path)
-    text = source.removeprefix(_BOM)
     notebooks: dict[str, NotebookIndex] = {}
-    if notebook.is_notebook(path):
-        loaded = notebook.decode(text, shown)
+    if isinstance(source, notebook.Notebook):
+        text, notebooks[shown] = source.source, source.index
+    elif notebook.is_notebook(path):
+        loaded = notebook.decode(source.removeprefix(_BOM), shown)
         if isinstance(loaded, FileError):
             return RunResult([], [loaded], [shown], time.perf_counter() - started)
         text, notebooks[shown] = loaded.source, loaded.index
+    else:
+        text = source.removeprefix(_BOM)
     files = [SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
     for other, other_text in others:
         other_shown = display_path(other)

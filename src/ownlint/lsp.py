@@ -23,7 +23,13 @@ What it does:
   and its `help:` advice (which each diagnostic also carries, in its message
   and as `data.help`);
 - publishes no diagnostics for a file that the configuration's `exclude` or a
-  `.gitignore` leaves out (as `ownlint check --force-exclude`).
+  `.gitignore` leaves out (as `ownlint check --force-exclude`);
+- checks a notebook the editor syncs as a notebook document (cell by cell),
+  its code cells joined, and publishes each finding on its cell
+  (`ownlint.lsp_notebook`); an `.ipynb` file opened as a text document is
+  its JSON text: it is checked as `ownlint check` checks the file, and each
+  finding is shown at the top of the file, its message naming the cell and
+  the line (`lsp_notebook.text_diagnostics`); no quick fix or hover there.
 
 Every message shown to the user (a finding's message, its related
 information, a quick fix's title, a configuration error) goes through
@@ -67,7 +73,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from ownlint import __version__, api
+from ownlint import __version__, api, lsp_notebook, notebook
 from ownlint.config import ConfigError, discover_config
 from ownlint.diagnostics import Diagnostic
 from ownlint.discovery import excluded_reason
@@ -75,6 +81,7 @@ from ownlint.engine.models import ModelError
 from ownlint.lines import printable, split_lines
 from ownlint.lsp_convert import Positions, finding_hover, quick_fixes, to_lsp_diagnostic
 from ownlint.lsp_workspace import WorkspaceFiles, snapshot
+from ownlint.notebook import NotebookIndex
 from ownlint.registry import all_rules
 from ownlint.resolver import Resolver
 from ownlint.suppress import code_at
@@ -96,6 +103,7 @@ class Checked:
     version: int | None
     source: str
     findings: list[Diagnostic]
+    notebook: NotebookIndex | None = None  # the document is an `.ipynb` file's JSON text
 
 
 @dataclass(slots=True)
@@ -104,10 +112,11 @@ class Analysis:
 
     findings: list[Diagnostic] = field(default_factory=list)
     problem: str | None = None
+    notebook: NotebookIndex | None = None  # where the lines of a notebook's joined cells come from
 
 
 def analyse(
-    source: str,
+    source: str | notebook.Notebook,
     path: Path,
     files: WorkspaceFiles | None = None,
     folders: Sequence[Path] = (),
@@ -124,7 +133,7 @@ def analyse(
     except (ConfigError, ModelError) as error:
         return Analysis(problem=str(error))
     problem = "; ".join(f"{e.path}: {e.message}" for e in result.errors) or None
-    return Analysis(result.findings, problem)
+    return Analysis(result.findings, problem, next(iter(result.notebooks.values()), None))
 
 
 class OwnlintServer:
@@ -132,7 +141,19 @@ class OwnlintServer:
 
     def __init__(self) -> None:
         self.server = LanguageServer(
-            "ownlint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+            "ownlint",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=lsp.NotebookDocumentSyncOptions(
+                # the notebook type VS Code and JupyterLab's LSP give Jupyter notebooks (a filter without one
+                # is valid LSP, but lsprotocol's clients fail to read it)
+                notebook_selector=[
+                    lsp.NotebookDocumentFilterWithCells(
+                        cells=[lsp.NotebookCellLanguage("python")], notebook="jupyter-notebook"
+                    )
+                ],
+                save=True,
+            ),
         )
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ownlint-check")
         self.open: set[str] = set()
@@ -141,6 +162,7 @@ class OwnlintServer:
         self.again: set[str] = set()  # documents changed while their check ran: check once more after it
         self.checked: dict[str, Checked] = {}
         self.problems: dict[str, str] = {}
+        self.notebooks: dict[str, set[str]] = {}  # open notebook documents: the cells diagnostics were published on
         self.files = WorkspaceFiles()
         self._register()
 
@@ -175,6 +197,29 @@ class OwnlintServer:
             self.checked.pop(uri, None)
             self.problems.pop(uri, None)
             self._publish(uri, [], None)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+        async def notebook_did_open(params: lsp.DidOpenNotebookDocumentParams) -> None:
+            self.notebooks.setdefault(params.notebook_document.uri, set())
+            self.schedule(params.notebook_document.uri, 0.0)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+        async def notebook_did_change(params: lsp.DidChangeNotebookDocumentParams) -> None:
+            self.schedule(params.notebook_document.uri, DEBOUNCE_SECONDS)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
+        async def notebook_did_save(params: lsp.DidSaveNotebookDocumentParams) -> None:
+            self.files.forget()
+            self.schedule(params.notebook_document.uri, 0.0)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+        async def notebook_did_close(params: lsp.DidCloseNotebookDocumentParams) -> None:
+            uri = params.notebook_document.uri
+            self.cancel(uri)
+            self.problems.pop(uri, None)
+            cells = self.notebooks.pop(uri, set()) | {cell.uri for cell in params.cell_text_documents}
+            for cell in sorted(cells):
+                self._publish(cell, [], None)
 
         @server.feature(
             lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -223,6 +268,9 @@ class OwnlintServer:
 
     async def check(self, uri: str) -> Checked | None:
         """Check the current version of `uri` and publish its diagnostics (None: closed or changed meanwhile)."""
+        if uri in self.notebooks:
+            await self._check_notebook(uri)
+            return None
         if uri not in self.open:
             return None
         document = self.server.workspace.get_text_document(uri)
@@ -232,11 +280,31 @@ class OwnlintServer:
         current = self.server.workspace.get_text_document(uri)
         if uri not in self.open or current.version != version:
             return None  # a newer version is on its way and will publish
-        checked = Checked(version, source, analysis.findings)
+        checked = Checked(version, source, analysis.findings, analysis.notebook)
         self.checked[uri] = checked
         self._publish(uri, self.lsp_diagnostics(checked), version)
         self._report_problem(uri, analysis.problem)
         return checked
+
+    async def _check_notebook(self, uri: str) -> None:
+        """Check the current version of the notebook document `uri` and publish the diagnostics of its cells."""
+        cells = lsp_notebook.cells_of(self.server.workspace, uri)
+        if cells is None:
+            return
+        joined = cells.joined()
+        folders, buffers = snapshot(self.server.workspace, self.open)
+        check = functools.partial(analyse, joined, self.path_of(uri), self.files, folders, buffers)
+        analysis = await asyncio.get_running_loop().run_in_executor(self.worker, check)
+        now = lsp_notebook.cells_of(self.server.workspace, uri)
+        if uri not in self.notebooks or now is None or now.version != cells.version:
+            return  # a newer version is on its way and will publish
+        by_cell = lsp_notebook.cell_diagnostics(analysis.findings, joined, cells, self.encoding())
+        for cell in sorted(self.notebooks[uri] - by_cell.keys()):
+            self._publish(cell, [], None)
+        for cell, diagnostics in by_cell.items():
+            self._publish(cell, diagnostics, None)
+        self.notebooks[uri] = set(by_cell)
+        self._report_problem(uri, analysis.problem)
 
     async def current(self, uri: str) -> Checked | None:
         """The findings of the current version of `uri`, checking it now when they are
@@ -250,7 +318,7 @@ class OwnlintServer:
             return checked
         loop = asyncio.get_running_loop()
         analysis = await loop.run_in_executor(self.worker, self._analysis(document.source, uri))
-        return Checked(document.version, document.source, analysis.findings)
+        return Checked(document.version, document.source, analysis.findings, analysis.notebook)
 
     def _analysis(self, source: str, uri: str) -> functools.partial[Analysis]:
         """`analyse` of `source` as `uri`, with the workspace's folders and open buffers as they are now."""
@@ -265,12 +333,17 @@ class OwnlintServer:
         root = self.server.workspace.root_path or os.getcwd()
         return Path(root) / UNTITLED
 
-    def positions(self, source: str) -> Positions:
+    def encoding(self) -> str:
+        """The position encoding negotiated with the client ("utf-16" unless it offered another)."""
         encoding = self.server.workspace.position_encoding
-        name = str(getattr(encoding, "value", encoding) or "utf-16")
-        return Positions(split_lines(source), name)
+        return str(getattr(encoding, "value", encoding) or "utf-16")
+
+    def positions(self, source: str) -> Positions:
+        return Positions(split_lines(source), self.encoding())
 
     def lsp_diagnostics(self, checked: Checked) -> list[lsp.Diagnostic]:
+        if checked.notebook is not None:
+            return lsp_notebook.text_diagnostics(checked.findings, checked.notebook)
         positions = self.positions(checked.source)
         return [to_lsp_diagnostic(d, positions, d.path) for d in checked.findings]
 
@@ -279,8 +352,8 @@ class OwnlintServer:
     async def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         checked = await self.current(uri)
-        if checked is None:
-            return []
+        if checked is None or checked.notebook is not None:
+            return []  # an edit at a position of a notebook's cells would land elsewhere in its JSON text
         positions = self.positions(checked.source)
         first = positions.from_client(params.range.start)[0]
         last = positions.from_client(params.range.end)[0]
@@ -311,7 +384,7 @@ class OwnlintServer:
     def _finding_hover(self, uri: str, source: str, positions: Positions, line: int, column: int) -> lsp.Hover | None:
         """The rule's summary and the `help:` advice of the findings under the cursor (of the version checked)."""
         checked = self.checked.get(uri)
-        if checked is None or checked.source != source:
+        if checked is None or checked.source != source or checked.notebook is not None:
             return None
         under = [d for d in checked.findings if d.path == checked.findings[0].path and _covers(d, line, column)]
         if not under:

@@ -39,6 +39,7 @@ import bisect
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -128,24 +129,32 @@ def parse(data: bytes | str) -> Notebook:
     if not isinstance(cells, list):
         raise NotebookError("not a notebook: it has no list of `cells`")
     python = _is_python(document.get("metadata"))
-    lines: list[str] = []
-    starts: list[int] = []
-    numbers: list[int] = []
+    code: list[str | None] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise NotebookError(f"not a notebook: cell {number} is not an object")
         source = _text_of(cell.get("source"))
         if source is None:
             raise NotebookError(f"not a notebook: cell {number} has no text")
-        if cell.get("cell_type") != "code" or not python or not source:
-            continue
-        if "\x00" in source:
+        is_code = cell.get("cell_type") == "code" and python
+        if is_code and "\x00" in source:
             raise NotebookError(f"not a notebook: cell {number} contains a NUL character")
+        code.append(source if is_code else None)
+    return join(code)
+
+
+def join(cells: Sequence[str | None]) -> Notebook:
+    """The code of a notebook's cells (in order, None for a markdown or raw cell) joined into one source."""
+    lines: list[str] = []
+    starts: list[int] = []
+    numbers: list[int] = []
+    for number, source in enumerate(cells, start=1):
+        if not source:
+            continue
         starts.append(len(lines) + 1)
         numbers.append(number)
         lines += _as_python(source.replace("\r\n", "\n").replace("\r", "\n").removesuffix("\n").split("\n"))
-    source = "".join(line + "\n" for line in lines)
-    return Notebook(source, NotebookIndex(tuple(starts), tuple(numbers)))
+    return Notebook("".join(line + "\n" for line in lines), NotebookIndex(tuple(starts), tuple(numbers)))
 
 
 def _text_of(source: object) -> str | None:

@@ -270,3 +270,20 @@ class TestProjectModules:
             "check", "--no-cache", "--format", "concise", "--stdin-filename", "uses_helper.ipynb", "-", input=project
         )
         assert result.stdout.startswith("uses_helper.ipynb:cell 3:1:1: OWN201 ")
+
+
+def test_suppressions_work_in_cells_and_unused_ones_name_the_cell(here: Path) -> None:
+    Path("quiet.ipynb").write_text(
+        notebook_json(
+            ("code", "from cuda.bindings import runtime\nerr, p = runtime.cudaMalloc(8)"),
+            ("markdown", "text"),
+            (
+                "code",
+                "runtime.cudaFree(p)\nruntime.cudaFree(p)  # ownlint: ignore[OWN201]\nx = 1  # ownlint: ignore[OWN203]",
+            ),
+        ),
+        encoding="utf-8",
+    )
+    _, out, _ = check("--format", "concise", "--report-unused-suppressions", "quiet.ipynb")
+    assert out.splitlines()[0] == "quiet.ipynb:cell 3:3:8: unused suppression 'OWN203'"
+    assert "OWN201" not in out

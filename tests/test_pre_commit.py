@@ -19,6 +19,7 @@ import pytest
 from cli_helpers import BUGGY  # the buggy module the CLI tests share
 
 REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = REPO / "tests" / "data" / "notebooks"
 TIMEOUT = 600  # building the hook's environment installs ownlint's dependencies from PyPI
 
 CLEAN = BUGGY.rsplit("    zeMemFree(hctx, host)\n", 1)[0]
@@ -91,7 +92,7 @@ def test_hooks_file_declares_the_ownlint_hook() -> None:
     # --force-exclude: pre-commit names every staged file; the configuration's `exclude` must still apply
     assert hook["entry"].split()[:3] == ["ownlint", "check", "--force-exclude"]
     assert hook["language"] == "python"
-    assert hook["types_or"] == ["python", "pyi"]
+    assert hook["types_or"] == ["python", "pyi", "jupyter"]
     assert hook["require_serial"] is True
 
 
@@ -104,6 +105,7 @@ def test_try_repo_fails_on_a_bug_and_passes_once_it_is_fixed(tmp_path: Path) -> 
     project.mkdir()
     (project / "alloc.py").write_text(BUGGY, encoding="utf-8")
     (project / "notes.txt").write_text("not Python: the hook does not see it\n", encoding="utf-8")
+    shutil.copy(NOTEBOOKS / "double_free.ipynb", project / "gpu.ipynb")
     git("init", "-q", cwd=project)
     git("add", "-A", cwd=project)
 
@@ -111,8 +113,10 @@ def test_try_repo_fails_on_a_bug_and_passes_once_it_is_fixed(tmp_path: Path) -> 
     assert buggy.returncode != 0, buggy.stdout + buggy.stderr
     assert "OWN201" in buggy.stdout, buggy.stdout + buggy.stderr
     assert "alloc.py:10:5" in buggy.stdout
+    assert "gpu.ipynb:cell 4:1:1" in buggy.stdout  # notebooks are staged files the hook checks (types_or: jupyter)
 
     (project / "alloc.py").write_text(CLEAN, encoding="utf-8")
+    shutil.copy(NOTEBOOKS / "clean.ipynb", project / "gpu.ipynb")
     git("add", "-A", cwd=project)
     clean = try_repo(hook_repo, project, tmp_path / "pre-commit-home")
     assert clean.returncode == 0, clean.stdout + clean.stderr

@@ -26,7 +26,8 @@ from ownlint.api import RunResult
 from ownlint.commands import make_console
 from ownlint.diagnostics import Diagnostic, FileError, Fix, Related, Span
 from ownlint.lines import printable, split_lines
-from ownlint.lsp import Positions, _OneLine, to_lsp_diagnostic
+from ownlint.lsp import Positions, to_lsp_diagnostic
+from ownlint.lsp_client import OneLine as _OneLine
 from ownlint.render import concise, github, json_, statistics, text
 from ownlint.suppress import UnusedSuppression
 

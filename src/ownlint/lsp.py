@@ -24,12 +24,8 @@ What it does:
   and as `data.help`);
 - publishes no diagnostics for a file that the configuration's `exclude` or a
   `.gitignore` leaves out (as `ownlint check --force-exclude`);
-- checks a notebook the editor syncs as a notebook document (cell by cell),
-  its code cells joined, and publishes each finding on its cell
-  (`ownlint.lsp_notebook`); an `.ipynb` file opened as a text document is
-  its JSON text: it is checked as `ownlint check` checks the file, and each
-  finding is shown at the top of the file, its message naming the cell and
-  the line (`lsp_notebook.text_diagnostics`); no quick fix or hover there.
+- checks notebooks, synced cell by cell as notebook documents or opened as
+  an `.ipynb` file's JSON text (`ownlint.lsp_notebook`).
 
 Every message shown to the user (a finding's message, its related
 information, a quick fix's title, a configuration error) goes through
@@ -40,12 +36,14 @@ Edits are not: a quick fix inserts exactly the text it means to.
 Positions are converted between ownlint's code points and the encoding
 negotiated with the client (UTF-16 unless the client offers another), and
 findings into LSP diagnostics and quick fixes, in `ownlint.lsp_convert`.
+What checking one document's text involves (its configuration, whether it
+is excluded, the other files of its workspace) is `ownlint.lsp_analysis`.
 Checks run one at a time on a worker thread, so that the server keeps
 answering while one runs. A configuration or model error is shown once with
 `window/showMessage` and the document gets no diagnostics.
 
 Works with pygls 1.3 and 2.x (the two differ in where `LanguageServer` lives
-and in how diagnostics are published; `_publish` and `_show` bridge that).
+and in how diagnostics are published; `ownlint.lsp_client` bridges that).
 
 A document in a workspace folder (or under its configuration file's
 directory) is analysed with the other files `ownlint check` would analyse with
@@ -62,28 +60,21 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import os
-import sys
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types as lsp
 
-from ownlint import __version__, api, lsp_notebook, notebook
-from ownlint.config import ConfigError, discover_config
+from ownlint import __version__, lsp_client, lsp_notebook
 from ownlint.diagnostics import Diagnostic
-from ownlint.discovery import excluded_reason
-from ownlint.engine.models import ModelError
 from ownlint.lines import printable, split_lines
+from ownlint.lsp_analysis import Analysis, analyse
 from ownlint.lsp_convert import Positions, finding_hover, quick_fixes, to_lsp_diagnostic
 from ownlint.lsp_workspace import WorkspaceFiles, snapshot
 from ownlint.notebook import NotebookIndex
 from ownlint.registry import all_rules
-from ownlint.resolver import Resolver
 from ownlint.suppress import code_at
 
 try:  # pygls 2
@@ -104,36 +95,6 @@ class Checked:
     source: str
     findings: list[Diagnostic]
     notebook: NotebookIndex | None = None  # the document is an `.ipynb` file's JSON text
-
-
-@dataclass(slots=True)
-class Analysis:
-    """What checking a buffer gave: findings, or the one-line reason there are none."""
-
-    findings: list[Diagnostic] = field(default_factory=list)
-    problem: str | None = None
-    notebook: NotebookIndex | None = None  # where the lines of a notebook's joined cells come from
-
-
-def analyse(
-    source: str | notebook.Notebook,
-    path: Path,
-    files: WorkspaceFiles | None = None,
-    folders: Sequence[Path] = (),
-    buffers: dict[str, str] | None = None,
-) -> Analysis:
-    """Check `source` as the file at `path`, with the configuration found from `path` upward
-    and, given `files`, with the other files of its workspace (`WorkspaceFiles.others`)."""
-    try:
-        if excluded_reason(path, Resolver()) is not None:
-            return Analysis()  # excluded or git-ignored: as `ownlint check --force-exclude` would, say nothing
-        config = discover_config(path)
-        others = files.others(path, config, folders, buffers or {}) if files is not None else []
-        result = api.check_source(source, path, config, others=others)
-    except (ConfigError, ModelError) as error:
-        return Analysis(problem=str(error))
-    problem = "; ".join(f"{e.path}: {e.message}" for e in result.errors) or None
-    return Analysis(result.findings, problem, next(iter(result.notebooks.values()), None))
 
 
 class OwnlintServer:
@@ -395,13 +356,7 @@ class OwnlintServer:
         )
 
     def _publish(self, uri: str, diagnostics: list[lsp.Diagnostic], version: int | None) -> None:
-        server: Any = self.server
-        if hasattr(server, "text_document_publish_diagnostics"):  # pygls 2
-            server.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-            )
-        else:  # pygls 1.x
-            server.publish_diagnostics(uri, diagnostics, version)
+        lsp_client.publish(self.server, uri, diagnostics, version)
 
     def _report_problem(self, uri: str, problem: str | None) -> None:
         """Show a configuration or model error once per document (again when it changes)."""
@@ -414,34 +369,10 @@ class OwnlintServer:
         self._show(printable(f"ownlint: {problem}"), lsp.MessageType.Error)
 
     def _show(self, message: str, kind: lsp.MessageType) -> None:
-        server: Any = self.server
-        if hasattr(server, "window_show_message"):  # pygls 2
-            server.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
-        else:  # pygls 1.x
-            server.show_message(message, kind)
+        lsp_client.show(self.server, message, kind)
 
     def _log(self, message: str) -> None:
-        message = printable(message)
-        server: Any = self.server
-        if hasattr(server, "window_log_message"):  # pygls 2
-            server.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=message))
-        else:  # pygls 1.x
-            server.show_message_log(message, lsp.MessageType.Error)
-
-
-class _OneLine(logging.Formatter):
-    """Log records on one line each: what broke, without the traceback (the
-    editor shows this log to users)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage().strip().splitlines()[0] if record.getMessage().strip() else ""
-        if record.exc_info and record.exc_info[1] is not None:
-            error = record.exc_info[1]
-            message = f"{message}: {type(error).__name__}: {error}"
-        record.exc_info = None
-        record.exc_text = None
-        record.stack_info = None
-        return printable(" ".join(f"ownlint lsp: {record.levelname.lower()}: {message}".split()))
+        lsp_client.log(self.server, message)
 
 
 def _covers(finding: Diagnostic, line: int, column: int) -> bool:
@@ -449,15 +380,7 @@ def _covers(finding: Diagnostic, line: int, column: int) -> bool:
     return (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
 
 
-def _quiet_logging() -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.WARNING)
-
-
 def serve() -> None:
     """Run the server on standard input and output until the client ends it."""
-    _quiet_logging()
+    lsp_client.quiet_logging()
     OwnlintServer().server.start_io()

@@ -287,3 +287,34 @@ def test_suppressions_work_in_cells_and_unused_ones_name_the_cell(here: Path) ->
     _, out, _ = check("--format", "concise", "--report-unused-suppressions", "quiet.ipynb")
     assert out.splitlines()[0] == "quiet.ipynb:cell 3:3:8: unused suppression 'OWN203'"
     assert "OWN201" not in out
+
+
+def test_no_import_reaches_a_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notebook is no module: `from mylib.helpers import release` is not `helpers.ipynb`'s `release`."""
+    (tmp_path / "helpers.ipynb").write_text(
+        notebook_json(("code", "from cuda.bindings import runtime\n\ndef release(p):\n    runtime.cudaFree(p)")),
+        encoding="utf-8",
+    )
+    for module in ("helpers", "mylib.helpers"):
+        (tmp_path / "user.py").write_text(
+            f"from cuda.bindings import runtime\nfrom {module} import release\n\n\n"
+            "def f():\n    err, p = runtime.cudaMalloc(8)\n    release(p)\n    release(p)\n",
+            encoding="utf-8",
+        )
+        monkeypatch.chdir(tmp_path)
+        status, out, _ = check("--format", "concise", ".")
+        assert (status, out) == (0, "All checked! 2 files, no findings.\n"), module
+
+
+def test_a_helper_defined_in_a_notebook_is_followed_there(here: Path) -> None:
+    Path("local.ipynb").write_text(
+        notebook_json(
+            ("code", "from cuda.bindings import runtime\n\ndef release(p):\n    runtime.cudaFree(p)"),
+            ("code", "err, p = runtime.cudaMalloc(8)\nrelease(p)\nrelease(p)"),
+        ),
+        encoding="utf-8",
+    )
+    _, out, _ = check("--format", "concise", "local.ipynb")
+    assert out.splitlines()[0] == (
+        "local.ipynb:cell 2:3:1: OWN201 [double-free] `p` is freed a second time (inside `release`)"
+    )

@@ -294,7 +294,11 @@ def decode_source(data: bytes, shown: str) -> str | FileError:
 
 
 def module_name(path: Path) -> str | None:
-    """The dotted module name of a source file, from the packages (`__init__.py`) above it; None if it has none."""
+    """The dotted module name of a source file, from the packages (`__init__.py`) above it; None if it has none.
+    A notebook is no module: its name is one that no import can spell (`<notebook /abs/path.ipynb>`), so that
+    the engine never takes an import of `helpers` (or a name ending in it) for `helpers.ipynb`."""
+    if notebook.is_notebook(path):
+        return f"<notebook {os.path.abspath(path)}>"
     if path.suffix not in (".py", ".pyi"):
         return None
     parts = [*_package_of(str(path.parent)), *([] if path.stem == "__init__" else [path.stem])]

@@ -13,6 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 from cli_helpers import invoke
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ownlint import notebook
 
@@ -318,3 +320,26 @@ def test_a_helper_defined_in_a_notebook_is_followed_there(here: Path) -> None:
     assert out.splitlines()[0] == (
         "local.ipynb:cell 2:3:1: OWN201 [double-free] `p` is freed a second time (inside `release`)"
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.none(), st.text(alphabet="ab =(){}[]'\"#%!?\\\n\t:", max_size=40)),
+        max_size=6,
+    )
+)
+def test_joining_keeps_every_line_of_every_code_cell_in_place(cells: list[str | None]) -> None:
+    joined = notebook.join(cells)
+    lines = joined.source.split("\n")[:-1] if joined.source else []
+    expected = [
+        (n, k)
+        for n, text in enumerate(cells, 1)
+        if text
+        for k in range(1, len(text.removesuffix("\n").split("\n")) + 1)
+    ]
+    assert [joined.index.cell_of(line) for line in range(1, len(lines) + 1)] == expected
+    for line, (n, k) in zip(lines, expected, strict=True):
+        original = (cells[n - 1] or "").removesuffix("\n").split("\n")[k - 1]
+        # a line is kept, or it was an escape: blanked (`pass` inside a block), or a statement magic's code kept
+        assert line == original or line.strip() in ("", "pass") or line.startswith("0;") or line.endswith("= 0")

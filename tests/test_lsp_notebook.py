@@ -128,12 +128,20 @@ async def test_editing_a_cell_checks_again_and_closing_clears(client: LanguageCl
     assert not await published(client, cell_uri(notebook, 3), count=0)
 
 
+def json_position(text: str, needle: str, column: int = 0, last: bool = False) -> lsp.Position:
+    """Where `needle` (a source line, as the JSON text quotes it) starts in `text`, plus `column` characters."""
+    lines = text.splitlines()
+    rows = [n for n, line in enumerate(lines) if f'"{needle}' in line]
+    row = rows[-1] if last else rows[0]
+    return lsp.Position(row, lines[row].index(f'"{needle}') + 1 + column)
+
+
 @pytest.mark.asyncio
-async def test_an_ipynb_opened_as_text_names_the_cell_and_offers_no_edit(
+async def test_an_ipynb_opened_as_text_shows_findings_on_their_json_lines(
     client: LanguageClient, tmp_path: Path
 ) -> None:
-    """An editor without notebook support (Neovim) shows the JSON text: the finding cannot sit on its
-    line there, so it sits at the top of the file and its message starts with the cell and the line."""
+    """An editor without notebook support (Neovim) shows the JSON text: each finding sits on the line
+    of the JSON that holds its source line, and its message starts with the cell and the line."""
     source = Path(__file__).resolve().parent / "data" / "notebooks" / "double_free.ipynb"
     path = tmp_path / "double_free.ipynb"
     text = source.read_text(encoding="utf-8")
@@ -146,11 +154,16 @@ async def test_an_ipynb_opened_as_text_names_the_cell_and_offers_no_edit(
     [diagnostic] = await published(client, path.as_uri())
     assert diagnostic.code == "OWN201"
     assert diagnostic.message.startswith("cell 4, line 1, column 1: `p` is freed a second time")
-    assert diagnostic.range.start == lsp.Position(0, 0)
+    start = json_position(text, "runtime.cudaFree(p)", last=True)
+    assert diagnostic.range == lsp.Range(start=start, end=lsp.Position(start.line, start.character + 19))
     related = diagnostic.related_information or []
     assert [r.message for r in related] == [
         "cell 2, line 3, column 10: memory allocated here",
         "cell 3, line 1, column 1: first freed here",
+    ]
+    assert [r.location.range.start for r in related] == [
+        json_position(text, "err, p = runtime.cudaMalloc(1024)", column=9),
+        json_position(text, "runtime.cudaFree(p)"),
     ]
     actions = await asyncio.wait_for(
         client.text_document_code_action_async(

@@ -343,3 +343,26 @@ def test_joining_keeps_every_line_of_every_code_cell_in_place(cells: list[str | 
         original = (cells[n - 1] or "").removesuffix("\n").split("\n")[k - 1]
         # a line is kept, or it was an escape: blanked (`pass` inside a block), or a statement magic's code kept
         assert line == original or line.strip() in ("", "pass") or line.startswith("0;") or line.endswith("= 0")
+
+
+def test_json_places_find_a_cell_line_in_the_json_text_through_escapes() -> None:
+    text = notebook_json(
+        ("markdown", "m"),
+        ("code", ['s = "\u00e9\\t"\n', "t = f(s)  # \U0001f600 ok\n", "u = 1"]),
+        ("code", "v = 1\nw = 2"),
+    )
+    places = notebook.JsonPlaces(text)
+    lines = text.split("\n")
+
+    def found(cell: int, line: int, column: int) -> str:
+        place = places.at(cell, line, column)
+        assert place is not None
+        json_line, json_column = place
+        return lines[json_line - 1][json_column - 1 :]
+
+    assert found(2, 1, 1).startswith('s = \\"\\u00e9')
+    assert found(2, 1, 6).startswith("\\u00e9")
+    assert found(2, 1, 7).startswith("\\\\t")
+    assert found(2, 2, 15).startswith("ok")
+    assert found(3, 2, 1).startswith("w = 2")
+    assert places.at(1, 1, 1) is not None and places.at(4, 1, 1) is None

@@ -304,7 +304,7 @@ class OwnlintServer:
 
     def lsp_diagnostics(self, checked: Checked) -> list[lsp.Diagnostic]:
         if checked.notebook is not None:
-            return lsp_notebook.text_diagnostics(checked.findings, checked.notebook)
+            return lsp_notebook.text_diagnostics(checked.findings, checked.notebook, checked.source, self.encoding())
         positions = self.positions(checked.source)
         return [to_lsp_diagnostic(d, positions, d.path) for d in checked.findings]
 

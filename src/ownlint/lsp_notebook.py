@@ -5,9 +5,9 @@ finding is published on its cell's document, at the line in that cell; a related
 cell points at that cell.
 
 An `.ipynb` file opened as a text document (an editor without notebooks,
-such as Neovim, shows its JSON) is checked the same way, but a line of its
-cells is no line of the JSON text: each finding sits at the top of the file
-and its message, and each related place's, starts with the cell and the line
+such as Neovim, shows its JSON) is checked the same way, and each finding
+sits where the JSON text holds its source (`notebook.JsonPlaces`), its
+message, and each related place's, starting with the cell and the line
 (`cell 4, line 1, column 1: ...`) (`text_diagnostics`).
 
 Not here: quick fixes and hover in notebooks (they get diagnostics only).
@@ -24,7 +24,7 @@ from lsprotocol import types as lsp
 from ownlint.diagnostics import Diagnostic, Span
 from ownlint.lines import printable, split_lines
 from ownlint.lsp_convert import Positions, to_lsp_diagnostic
-from ownlint.notebook import Notebook, NotebookIndex, join
+from ownlint.notebook import JsonPlaces, Notebook, NotebookIndex, join
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +88,22 @@ def cell_diagnostics(
     return out
 
 
-def text_diagnostics(findings: Sequence[Diagnostic], index: NotebookIndex) -> list[lsp.Diagnostic]:
-    """The diagnostics of an `.ipynb` file opened as text: at its top, each message naming cell and line."""
-    top = Positions([], "utf-16")
-    at_top = Span(1, 1, 1, 1)
+def text_diagnostics(
+    findings: Sequence[Diagnostic], index: NotebookIndex, text: str, encoding: str
+) -> list[lsp.Diagnostic]:
+    """The diagnostics of an `.ipynb` file opened as `text`: each on the place in the JSON text that holds
+    its source (`JsonPlaces`; the top of the file where that is not found), its message naming cell and line."""
+    places = JsonPlaces(text)
+    positions = Positions(split_lines(text), encoding)
+
+    def in_json(span: Span) -> Span:
+        cell, line = index.cell_of(span.line)
+        end_cell, end_line = index.cell_of(span.end_line)
+        start = places.at(cell, line, span.column)
+        end = places.at(end_cell, end_line, span.end_column)
+        if start is None or end is None or end < start:
+            return Span(1, 1, 1, 1)
+        return Span(*start, *end)
 
     def where(span: Span) -> str:
         cell, line = index.cell_of(span.line)
@@ -100,9 +112,9 @@ def text_diagnostics(findings: Sequence[Diagnostic], index: NotebookIndex) -> li
     out: list[lsp.Diagnostic] = []
     for finding in findings:
         related = tuple(
-            replace(r, span=at_top, message=where(r.span) + r.message) if r.path == finding.path else r
+            replace(r, span=in_json(r.span), message=where(r.span) + r.message) if r.path == finding.path else r
             for r in finding.related
         )
-        moved = replace(finding, span=at_top, message=where(finding.span) + finding.message)
-        out.append(to_lsp_diagnostic(replace(moved, related=related), top, finding.path))
+        moved = replace(finding, span=in_json(finding.span), message=where(finding.span) + finding.message)
+        out.append(to_lsp_diagnostic(replace(moved, related=related), positions, finding.path))
     return out

@@ -274,3 +274,104 @@ class _Scanner:
             self.continued = line.endswith("\\")  # a string continued with a backslash; otherwise it ends here
             if not self.continued:
                 self.quote = ""
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class JsonPlaces:
+    """Where the text of each cell lies in a notebook's JSON text: for an editor that shows that text
+    (the language server, when an `.ipynb` file is opened as a text document). Read from the JSON's
+    tokens, so any layout works; each escape (`\\"`, `\\u00e9`, a surrogate pair) counts as the one
+    character it stands for."""
+
+    def __init__(self, text: str) -> None:
+        self.json_lines = [0, *(m.end() for m in _LINE_END.finditer(text))]
+        self.cells: dict[int, tuple[list[int], list[int]]] = {}  # cell -> (its lines' starts, offsets in text)
+        for cell, tokens in _source_tokens(text).items():
+            offsets: list[int] = []
+            decoded: list[str] = []
+            for start, token in tokens:
+                _decode(token, start, decoded, offsets)
+            offsets.append(tokens[-1][0] + len(tokens[-1][1]) - 1 if tokens else 0)  # the closing quote
+            source = "".join(decoded)
+            self.cells[cell] = ([0, *(m.end() for m in _LINE_END.finditer(source))], offsets)
+
+    def at(self, cell: int, line: int, column: int) -> tuple[int, int] | None:
+        """The 1-based line and column in the JSON text of `column` on `line` of `cell`; None: not found."""
+        found = self.cells.get(cell)
+        if found is None or not 1 <= line <= len(found[0]):
+            return None
+        starts, offsets = found
+        offset = offsets[min(starts[line - 1] + max(column, 1) - 1, len(offsets) - 1)]
+        json_line = bisect.bisect_right(self.json_lines, offset)
+        return json_line, offset - self.json_lines[json_line - 1] + 1
+
+
+def _source_tokens(text: str) -> dict[int, list[tuple[int, str]]]:
+    """The string tokens (offset, token) of each cell's `source`, by cell number: `cells[i].source`, a
+    string or an array of them. A text that is not JSON gives what was found before it goes wrong."""
+    found: dict[int, list[tuple[int, str]]] = {}
+    stack: list[list[Any]] = []  # per open container: ["{", key, awaiting a key] or ["[", index]
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        top = stack[-1] if stack else None
+        if token in "{[":
+            stack.append(["{", None, True] if token == "{" else ["[", 0])
+        elif token in "}]":
+            if stack:
+                stack.pop()
+        elif token == ",":
+            if top is not None and top[0] == "[":
+                top[1] += 1
+            elif top is not None:
+                top[2] = True
+        elif token == ":":
+            if top is not None and top[0] == "{":
+                top[2] = False
+        elif top is not None and top[0] == "{" and top[2]:
+            top[1] = token[1:-1] if token.startswith('"') else None
+        elif token.startswith('"'):
+            cell = _source_cell(stack)
+            if cell is not None:
+                found.setdefault(cell, []).append((match.start(), token))
+    return found
+
+
+def _source_cell(stack: list[list[Any]]) -> int | None:
+    """The cell number when the open containers are those of `cells[i].source` (or an array in it)."""
+    keys = [frame[1] for frame in stack]
+    if len(stack) in (3, 4) and stack[0][0] == "{" and keys[0] == "cells" and stack[1][0] == "[":
+        if stack[2][0] == "{" and keys[2] == "source" and (len(stack) == 3 or stack[3][0] == "["):
+            return int(keys[1]) + 1
+    return None
+
+
+def _decode(token: str, start: int, decoded: list[str], offsets: list[int]) -> None:
+    """Appends each character a JSON string token stands for, and the offset in the text where it is written."""
+    i = 1
+    while i < len(token) - 1:
+        offsets.append(start + i)
+        if token[i] != "\\":
+            decoded.append(token[i])
+            i += 1
+        elif token[i + 1] == "u":
+            code = int(token[i + 2 : i + 6], 16) if re.fullmatch(r"[0-9a-fA-F]{4}", token[i + 2 : i + 6]) else 0xFFFD
+            width = 6
+            low = token[i + 8 : i + 12]
+            if (
+                0xD800 <= code < 0xDC00
+                and token[i + 6 : i + 8] == "\\u"
+                and re.fullmatch(r"[dD][c-fC-F][0-9a-fA-F]{2}", low)
+            ):
+                code = 0x10000 + ((code - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                width = 12
+            decoded.append(chr(code))
+            i += width
+        else:
+            decoded.append(_ESCAPED.get(token[i + 1], token[i + 1]))
+            i += 2
+
+
+_ESCAPED = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}

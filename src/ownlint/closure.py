@@ -41,8 +41,9 @@ def project_root(file: Path, config: Config) -> Path:
         if (directory / ".git").exists():
             return directory
     from ownlint.api import module_name
+    from ownlint.notebook import is_notebook
 
-    name = module_name(here)
+    name = None if is_notebook(here) else module_name(here)  # a notebook is in no package: its directory
     depth = len(name.split(".")) if name is not None else 1
     return here.parents[depth - 1] if depth <= len(here.parents) else here.parent
 

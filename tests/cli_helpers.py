@@ -23,9 +23,9 @@ def upload(hctx, desc, n):
 """
 
 
-def invoke(*args: str) -> Result:
+def invoke(*args: str, input: bytes | None = None) -> Result:
     if "mix_stderr" in inspect.signature(CliRunner).parameters:
         runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
     else:
         runner = CliRunner()
-    return runner.invoke(cli, list(args), catch_exceptions=False)
+    return runner.invoke(cli, list(args), input=input, catch_exceptions=False)

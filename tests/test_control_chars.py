@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from ownlint.api import RunResult
-from ownlint.commands import make_console
 from ownlint.diagnostics import Diagnostic, FileError, Fix, Related, Span
 from ownlint.lines import printable, split_lines
-from ownlint.lsp import Positions, _OneLine, to_lsp_diagnostic
+from ownlint.lsp import Positions, to_lsp_diagnostic
+from ownlint.lsp_client import OneLine as _OneLine
 from ownlint.render import concise, github, json_, statistics, text
+from ownlint.report import make_console
 from ownlint.suppress import UnusedSuppression
 
 C0 = [chr(code) for code in range(0x20) if code != 0x09]
@@ -172,7 +173,9 @@ def test_language_server_messages(char: str) -> None:
     diagnostic = run.findings[0]
     source = run.sources[diagnostic.path]
     shown = to_lsp_diagnostic(diagnostic, Positions(split_lines(source), "utf-16"), diagnostic.path)
-    assert shown.message == f"`p{escaped(char)}` is freed a second time"
+    first, *rest = shown.message.split("\n")  # the message, then the rule's `help:` advice
+    assert first == f"`p{escaped(char)}` is freed a second time"
+    assert [line.startswith("help: ") for line in rest] == [True] * len(rest)
     assert [r.message for r in shown.related_information or []] == [
         f"first freed{escaped(char)} here",
         f"made{escaped(char)} elsewhere",

@@ -19,6 +19,7 @@ import pytest
 from cli_helpers import BUGGY  # the buggy module the CLI tests share
 
 REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = REPO / "tests" / "data" / "notebooks"
 TIMEOUT = 600  # building the hook's environment installs ownlint's dependencies from PyPI
 
 CLEAN = BUGGY.rsplit("    zeMemFree(hctx, host)\n", 1)[0]
@@ -61,11 +62,20 @@ def copy_of_this_repository(destination: Path) -> Path:
     return destination
 
 
-def try_repo(hook_repo: Path, project: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def try_repo(hook_repo: Path, project: Path, home: Path, *files: str) -> subprocess.CompletedProcess[str]:
+    """`pre-commit try-repo` on every file (`--all-files`), or on `files`."""
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
     env.pop("PYTHONPATH", None)
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "ownlint", "--all-files"],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            str(hook_repo),
+            "ownlint",
+            *(("--files", *files) if files else ("--all-files",)),
+        ],
         cwd=project,
         env=env,
         capture_output=True,
@@ -79,9 +89,10 @@ def test_hooks_file_declares_the_ownlint_hook() -> None:
     yaml = pytest.importorskip("yaml", reason="PyYAML comes with pre-commit")
     [hook] = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hook["id"] == "ownlint"
-    assert hook["entry"] == "ownlint check --"  # pre-commit appends the file names after it
+    # pre-commit appends the file names after the `--`; --force-exclude: the configuration's `exclude` still applies
+    assert hook["entry"] == "ownlint check --force-exclude --"
     assert hook["language"] == "python"
-    assert hook["types_or"] == ["python", "pyi"]
+    assert hook["types_or"] == ["python", "pyi", "jupyter"]
     assert hook["require_serial"] is True
 
 
@@ -94,6 +105,7 @@ def test_try_repo_fails_on_a_bug_and_passes_once_it_is_fixed(tmp_path: Path) -> 
     project.mkdir()
     (project / "alloc.py").write_text(BUGGY, encoding="utf-8")
     (project / "notes.txt").write_text("not Python: the hook does not see it\n", encoding="utf-8")
+    shutil.copy(NOTEBOOKS / "double_free.ipynb", project / "gpu.ipynb")
     git("init", "-q", cwd=project)
     git("add", "-A", cwd=project)
 
@@ -101,8 +113,10 @@ def test_try_repo_fails_on_a_bug_and_passes_once_it_is_fixed(tmp_path: Path) -> 
     assert buggy.returncode != 0, buggy.stdout + buggy.stderr
     assert "OWN201" in buggy.stdout, buggy.stdout + buggy.stderr
     assert "alloc.py:10:5" in buggy.stdout
+    assert "gpu.ipynb:cell 4:1:1" in buggy.stdout  # notebooks are staged files the hook checks (types_or: jupyter)
 
     (project / "alloc.py").write_text(CLEAN, encoding="utf-8")
+    shutil.copy(NOTEBOOKS / "clean.ipynb", project / "gpu.ipynb")
     git("add", "-A", cwd=project)
     clean = try_repo(hook_repo, project, tmp_path / "pre-commit-home")
     assert clean.returncode == 0, clean.stdout + clean.stderr
@@ -132,3 +146,49 @@ def test_try_repo_checks_files_named_like_options(tmp_path: Path) -> None:
     assert "--ignore=OWN:11:5" in done.stdout, done.stdout + done.stderr
     assert "--write-baseline=setup.py:11:5" in done.stdout
     assert (project / "setup.py").read_text(encoding="utf-8") == "# the project's setup.py\n"
+
+
+HELPER = """\
+from ze import *
+
+
+def release(hctx, p):
+    zeMemFree(hctx, p)
+"""
+
+CALLER = """\
+from helper import release
+from ze import *
+
+
+def recycle(hctx, p):
+    release(hctx, p)
+    zeMemFree(hctx, p)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not pre_commit_available(), reason="needs git and pre-commit (pip install -e '.[test]')")
+@pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs this checkout to be a git repository")
+def test_try_repo_on_a_staged_caller_sees_the_helper_and_skips_excluded_files(tmp_path: Path) -> None:
+    hook_repo = copy_of_this_repository(tmp_path / "ownlint")
+    project = tmp_path / "project"
+    (project / "generated").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.ownlint]\nexclude = ["generated/"]\n', encoding="utf-8")
+    (project / "helper.py").write_text(HELPER, encoding="utf-8")
+    (project / "generated" / "bad.py").write_text(BUGGY, encoding="utf-8")
+    git("init", "-q", cwd=project)
+    git("add", "-A", cwd=project)
+    home = tmp_path / "pre-commit-home"
+
+    excluded = try_repo(hook_repo, project, home)  # every file: the excluded one is named, and skipped
+    assert excluded.returncode == 0, excluded.stdout + excluded.stderr
+    assert "OWN201" not in excluded.stdout
+
+    git("commit", "-q", "-m", "helper", cwd=project)
+    (project / "user.py").write_text(CALLER, encoding="utf-8")
+    git("add", "user.py", cwd=project)
+    staged = try_repo(hook_repo, project, home, "user.py")  # the caller alone, as when it alone is staged
+    assert staged.returncode != 0, staged.stdout + staged.stderr
+    assert "OWN201" in staged.stdout, staged.stdout + staged.stderr
+    assert "user.py:7:5" in staged.stdout

@@ -20,20 +20,22 @@ import os
 import time
 import tokenize
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ownlint import __version__, runner
+from ownlint import __version__, closure, notebook, runner
 from ownlint.checks import CHECKERS, to_diagnostic
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport, Span
-from ownlint.discovery import discover, display_path
+from ownlint.discovery import Skipped, discover, display_path
 from ownlint.engine import prefilter
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.sources import EngineOptions, SourceFile
 from ownlint.engine.violations import Violation
 from ownlint.inputs import InputError, read_regular
+from ownlint.notebook import NotebookIndex
+from ownlint.resolver import Resolver
 from ownlint.suppress import (
     FileSuppressions,
     UnusedSuppression,
@@ -55,7 +57,10 @@ class RunResult:
 
     `files` are the displayed paths of every file the run tried to check;
     `sources` maps the displayed path of every file that was read to its text
-    (the text renderer shows source lines from it).
+    (the text renderer shows source lines from it): for a notebook, its code
+    cells joined (`ownlint.notebook`), which the positions of its findings are
+    in; `notebooks` maps the displayed path of each notebook read to where
+    each line of that source comes from (cell and line in the cell).
     """
 
     findings: list[Diagnostic]
@@ -64,8 +69,11 @@ class RunResult:
     seconds: float
     sources: dict[str, str] = field(default_factory=dict)
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+    skipped: tuple[Skipped, ...] = ()  # paths discovery left out, and why (`--show-files`)
     baselined: int = 0  # findings a baseline hid (`ownlint.baseline.apply`)
     fixed: int = 0  # findings whose fixes were applied before this result was computed
+    fixed_findings: list[Diagnostic] = field(default_factory=list)  # those findings (`--show-fixes`)
+    notebooks: dict[str, NotebookIndex] = field(default_factory=dict)
 
     @property
     def has_internal_error(self) -> bool:
@@ -93,64 +101,155 @@ class _NoProgress:
 
 def check_paths(
     paths: Sequence[str | os.PathLike[str]],
-    config: Config,
+    config: Config | Resolver,
     *,
     report_unused_suppressions: bool = False,
     progress: Progress | None = None,
     jobs: int | None = None,
     use_cache: bool = False,
     cache_dir: Path | None = None,
+    force_exclude: bool = False,
 ) -> RunResult:
     """Check the files under `paths` (see `ownlint.discovery` for which) as one project.
 
+    `config`: one configuration for every file, or a `Resolver` that gives
+    each file the closest one. Files whose configurations agree on what the
+    engine reads (models, interop modules, page size) are analysed together.
     `jobs`: worker processes (default: every core); `use_cache`: reuse and
     store results in `cache_dir` (default: `$OWNLINT_CACHE_DIR`, else the
     user's cache directory; see `ownlint.cachedir`); a cache that cannot be
     used safely gives a `CacheWarning` and the run goes on without it."""
     progress = progress or _NoProgress()
     started = time.perf_counter()
-    models = load_models(config.models)
-    found = discover(paths, config)
-    errors = list(found.errors)
-    sources: list[SourceFile] = []
-    shown_as: dict[Path, str] = {}
+    resolver = Resolver.of(config)
+    found = discover(paths, resolver, force_exclude=force_exclude)
+    groups: dict[tuple[object, ...], list[Path]] = {}
     for file in found.files:
-        shown = shown_as[file] = display_path(file)
-        text = read_source(file, shown)
-        if isinstance(text, FileError):
-            errors.append(text)
-            continue
-        sources.append(SourceFile(shown, text, module_name(file)))
+        governing = resolver.for_path(file)
+        groups.setdefault((governing.models, governing.interop_modules, governing.page_size), []).append(file)
     progress.start(len(found.files))
     advanced = [0]
 
-    def done(count: int) -> None:  # told by the runner as components are analysed
-        if count:
+    def done(count: int) -> None:  # told as files are read and components analysed
+        count = min(count, len(found.files) - advanced[0])  # files read only for their summaries are not counted
+        if count > 0:
             advanced[0] += count
             progress.advance(count)
 
-    done(len(found.files) - len(sources))  # those that could not be read are done
+    results = [
+        _check_group(paths, files, resolver, report_unused_suppressions, jobs, use_cache, cache_dir, done)
+        for files in (groups.values() or [[]])
+    ]
+    done(len(found.files) - advanced[0])  # whatever the runner did not count (none, normally)
+    result = results[0] if len(results) == 1 else _merged(results)
+    result.errors = sorted([*found.errors, *result.errors], key=lambda e: e.path)
+    result.files = [display_path(f) for f in found.files]
+    result.skipped = found.skipped
+    result.seconds = time.perf_counter() - started
+    return result
 
-    files = [shown_as.get(f) or display_path(f) for f in found.files]
+
+def _check_group(
+    paths: Sequence[str | os.PathLike[str]],
+    found: list[Path],
+    resolver: Resolver,
+    report_unused: bool,
+    jobs: int | None,
+    use_cache: bool,
+    cache_dir: Path | None,
+    done: Callable[[int], None],
+) -> RunResult:
+    """The findings of files whose configurations agree on the engine's settings (those of `found[0]`'s);
+    `done` is told as files are known (read and not checkable, or analysed)."""
+    config = resolver.for_path(found[0] if found else Path.cwd())
+    models = load_models(config.models)
+    errors: list[FileError] = []
+    sources: list[SourceFile] = []
+    files = []
+    notebooks: dict[str, NotebookIndex] = {}
+    for file in found:
+        shown = display_path(file)
+        files.append(shown)
+        read = notebook.load(file, shown) if notebook.is_notebook(file) else read_source(file, shown)
+        if isinstance(read, FileError):
+            errors.append(read)
+            continue
+        if isinstance(read, notebook.Notebook):
+            notebooks[shown] = read.index
+        sources.append(SourceFile(shown, read if isinstance(read, str) else read.source, module_name(file)))
+    done(len(found) - len(sources))  # those that could not be read are done
+    context = _imported_context(paths, found, resolver)
     result = _analyze(
-        sources,
+        sources + context,
         errors,
         files,
         config,
         models,
-        started,
-        report_unused_suppressions,
+        0.0,
+        report_unused,
         jobs,
         use_cache,
         cache_dir=cache_dir,
         done=done,
+        resolver=resolver,
     )
-    done(len(found.files) - advanced[0])  # whatever the runner did not count (none, normally)
+    _in_notebooks(result, notebooks)
+    return _only(result, set(files)) if context else result
+
+
+def _merged(results: list[RunResult]) -> RunResult:
+    merged = RunResult([], [], [], 0.0)
+    for result in results:
+        merged.findings += result.findings
+        merged.errors += result.errors
+        merged.sources.update(result.sources)
+        merged.unused_suppressions += result.unused_suppressions
+        merged.notebooks.update(result.notebooks)
+    merged.findings.sort(key=Diagnostic.sort_key)
+    merged.unused_suppressions.sort(key=lambda u: (u.path, u.line, u.column, u.what))
+    return merged
+
+
+def _imported_context(
+    paths: Sequence[str | os.PathLike[str]], found: Sequence[Path], config: Config | Resolver
+) -> list[SourceFile]:
+    """The project modules that the files given explicitly import, transitively, and that are not checked
+    themselves: analysed with them so that summaries cross into them (`ownlint.closure`), never reported."""
+    checked = {os.path.normcase(f) for f in found}
+    explicit = [f for p in paths if os.path.normcase(f := Path(os.path.abspath(p))) in checked]
+    if not explicit:
+        return []
+    context: list[SourceFile] = []
+    for file in closure.imported_files(explicit, config):
+        if os.path.normcase(file) in checked:
+            continue
+        text = read_source(file, display_path(file))
+        if isinstance(text, str):
+            context.append(SourceFile(display_path(file), text, module_name(file)))
+    return context
+
+
+def _in_notebooks(result: RunResult, notebooks: dict[str, NotebookIndex]) -> None:
+    """Marks the notebooks of `result`, and takes the fixes off their findings: a fix's edits are positions
+    in the joined cells, and writing them back into cells is not done (yet)."""
+    result.notebooks = notebooks
+    if notebooks:
+        result.findings = [
+            replace(f, fix=None) if f.fix is not None and f.path in notebooks else f for f in result.findings
+        ]
+
+
+def _only(result: RunResult, shown: set[str]) -> RunResult:
+    """`result` reduced to the files displayed as `shown` (the others were read for their summaries)."""
+    result.findings = [f for f in result.findings if f.path in shown]
+    result.errors = [e for e in result.errors if e.path in shown]
+    result.unused_suppressions = [u for u in result.unused_suppressions if u.path in shown]
+    result.sources = {path: text for path, text in result.sources.items() if path in shown}
     return result
 
 
 def check_source(
-    source: str,
+    source: str | notebook.Notebook,
     path: str | os.PathLike[str],
     config: Config,
     *,
@@ -162,11 +261,23 @@ def check_source(
     `others` (path and text of other files, as the language server finds them)
     are analysed with it where `ownlint check` would: those of its prefilter
     component, so that summaries cross into them. Only the buffer's findings
-    and errors are reported."""
+    and errors are reported. A buffer whose path ends in `.ipynb` is a
+    notebook's JSON text: its code cells are checked (`ownlint.notebook`);
+    a `Notebook` is a notebook's cells already joined (an editor's notebook
+    document)."""
     started = time.perf_counter()
     models = load_models(config.models)
     shown = display_path(path)
-    text = source.removeprefix(_BOM)
+    notebooks: dict[str, NotebookIndex] = {}
+    if isinstance(source, notebook.Notebook):
+        text, notebooks[shown] = source.source, source.index
+    elif notebook.is_notebook(path):
+        loaded = notebook.decode(source.removeprefix(_BOM), shown)
+        if isinstance(loaded, FileError):
+            return RunResult([], [loaded], [shown], time.perf_counter() - started)
+        text, notebooks[shown] = loaded.source, loaded.index
+    else:
+        text = source.removeprefix(_BOM)
     files = [SourceFile(shown, text, module_name(Path(os.path.abspath(path))))]
     for other, other_text in others:
         other_shown = display_path(other)
@@ -176,17 +287,17 @@ def check_source(
         component = next((c for c in prefilter.select(files, models) if c[0] == 0), [0])
         files = [files[i] for i in component]
     result = _analyze(files, [], [shown], config, models, started, report_unused_suppressions, incremental=True)
-    if len(files) > 1:
-        result.findings = [f for f in result.findings if f.path == shown]
-        result.errors = [e for e in result.errors if e.path == shown]
-        result.unused_suppressions = [u for u in result.unused_suppressions if u.path == shown]
-        result.sources = {shown: text}
-    return result
+    _in_notebooks(result, notebooks)
+    return _only(result, {shown}) if len(files) > 1 else result
 
 
 def read_source(path: Path, shown: str) -> str | FileError:
-    """The text of the file at `path`, or why it cannot be checked (only a regular file is read: one
-    replaced by a FIFO since it was found is refused, never waited on; see `ownlint.inputs`)."""
+    """The text of the file at `path` (of a notebook: its code cells joined), or why it cannot be checked
+    (only a regular file is read: one replaced by a FIFO since it was found is refused, never waited on;
+    see `ownlint.inputs`)."""
+    if notebook.is_notebook(path):
+        loaded = notebook.load(path, shown)
+        return loaded if isinstance(loaded, FileError) else loaded.source
     try:
         data = read_regular(path)
     except InputError as error:
@@ -219,7 +330,11 @@ def decode_source(data: bytes, shown: str) -> str | FileError:
 
 
 def module_name(path: Path) -> str | None:
-    """The dotted module name of a source file, from the packages (`__init__.py`) above it; None if it has none."""
+    """The dotted module name of a source file, from the packages (`__init__.py`) above it; None if it has none.
+    A notebook is no module: its name is one that no import can spell (`<notebook /abs/path.ipynb>`), so that
+    the engine never takes an import of `helpers` (or a name ending in it) for `helpers.ipynb`."""
+    if notebook.is_notebook(path):
+        return f"<notebook {os.path.abspath(path)}>"
     if path.suffix not in (".py", ".pyi"):
         return None
     parts = [*_package_of(str(path.parent)), *([] if path.stem == "__init__" else [path.stem])]
@@ -253,6 +368,7 @@ def _analyze(
     incremental: bool = False,
     cache_dir: Path | None = None,
     done: Callable[[int], None] | None = None,
+    resolver: Resolver | None = None,
 ) -> RunResult:
     options = EngineOptions(
         interop_modules=config.interop_modules,
@@ -277,7 +393,8 @@ def _analyze(
             key = (diagnostic.code, diagnostic.path)
             on = enabled.get(key)
             if on is None:
-                on = enabled[key] = config.is_enabled(*key)
+                governing = resolver.for_path(diagnostic.path) if resolver is not None else config
+                on = enabled[key] = governing.is_enabled(*key)
             if on:
                 by_path.setdefault(diagnostic.path, []).append(diagnostic)
     findings: list[Diagnostic] = []
@@ -292,7 +409,8 @@ def _analyze(
         kept, used = apply_suppressions(diagnostics, suppressions)
         findings.extend(kept)
         if report_unused:
-            unused.extend(unused_suppressions(path, suppressions, used, _enabled_in(config, path)))
+            governing = resolver.for_path(path) if resolver is not None else config
+            unused.extend(unused_suppressions(path, suppressions, used, _enabled_in(governing, path)))
     findings.sort(key=Diagnostic.sort_key)
     errors.sort(key=lambda e: e.path)
     unused.sort(key=lambda u: (u.path, u.line, u.column, u.what))

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 
 
 def make_console(stream: TextIO | None = None) -> Console:
-    from ownlint import commands
+    from ownlint import report
 
-    return commands.make_console(stream)
+    return report.make_console(stream)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -54,8 +54,29 @@ def cli() -> None:
 @click.option(
     "-v", "--verbose", is_flag=True, help="Also say on standard error which configuration and files were used."
 )
-@click.option("--select", metavar="CODES", help="Comma-separated codes or prefixes to check; replaces `select`.")
-@click.option("--ignore", metavar="CODES", help="Comma-separated codes or prefixes to skip; adds to `ignore`.")
+@click.option(
+    "--select",
+    metavar="CODES",
+    multiple=True,
+    help="Comma-separated codes or prefixes to check; replaces `select` (repeat to add more).",
+)
+@click.option(
+    "--extend-select", metavar="CODES", multiple=True, help="Comma-separated codes or prefixes to add to `select`."
+)
+@click.option(
+    "--ignore", metavar="CODES", multiple=True, help="Comma-separated codes or prefixes to skip; adds to `ignore`."
+)
+@click.option(
+    "--exclude", metavar="PATTERNS", multiple=True, help="Comma-separated gitignore-style patterns; replace `exclude`."
+)
+@click.option("--extend-exclude", metavar="PATTERNS", multiple=True, help="Patterns to add to `exclude`.")
+@click.option(
+    "--force-exclude",
+    is_flag=True,
+    help="Apply `exclude` and .gitignore to paths given explicitly too (for pre-commit and editors).",
+)
+@click.option("--show-files", is_flag=True, help="List the files checked and skipped (and why), then exit.")
+@click.option("--show-settings", is_flag=True, help="Print the configuration that governs each path, then exit.")
 @click.option(
     "--config",
     "config_file",
@@ -100,9 +121,11 @@ def cli() -> None:
     help="Record every finding of this run in a baseline file (then report against it).",
 )
 @click.option("--fix", is_flag=True, help="Apply the safe fixes rules offer to the files, then check again.")
-@click.option("--unsafe-fixes", is_flag=True, help="With --fix, apply unsafe fixes too.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, apply unsafe fixes too.")
+@click.option("--diff", is_flag=True, help="Print the fixes --fix would apply as a unified diff; write nothing.")
+@click.option("--show-fixes", is_flag=True, help="With --fix, list the findings that were fixed.")
 def check(**options: Any) -> None:
-    """Check PATHS (default: the current directory) for ownership bugs."""
+    """Check PATHS (default: the current directory) for ownership bugs; `-` reads standard input."""
     from ownlint import commands
 
     commands.check(**options)

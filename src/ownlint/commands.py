@@ -17,22 +17,21 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import NoReturn
 
 import click
 
-from ownlint import api, baseline, fixes
+from ownlint import api, baseline, fixes, listing, notebook
 from ownlint.baseline import BaselineError
-from ownlint.config import Config, ConfigError, discover_config, load_config
-from ownlint.diagnostics import FileError
-from ownlint.discovery import display_path
+from ownlint.config import ConfigError, discover_config, load_config
+from ownlint.diagnostics import Diagnostic, FileError
+from ownlint.discovery import Skipped, display_path, excluded_reason
 from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.lines import printable
 from ownlint.progress import progress_for
-
-if TYPE_CHECKING:
-    from rich.console import Console
+from ownlint.report import Shown, print_report, say_what_was_used, write_report
+from ownlint.resolver import Overrides, Resolver
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -52,40 +51,20 @@ def fail(reason: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
-def make_console(stream: TextIO | None = None) -> Console:
-    """A console on `stream` (default standard output): colour only on a terminal and when `NO_COLOR` is unset
-    or empty."""
-    from rich.console import Console  # rich only for the outputs that use it (not JSON, SARIF, ...)
-
-    stream = stream if stream is not None else sys.stdout
-    on_terminal = stream.isatty()
-    colour = on_terminal and not os.environ.get("NO_COLOR")
-    return Console(
-        file=stream,
-        force_terminal=on_terminal,
-        no_color=not colour,
-        color_system="auto" if colour else None,
-        highlight=False,
-        markup=False,
-        emoji=False,
-        soft_wrap=True,
-    )
-
-
-def _codes(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    return [c for c in (part.strip() for part in value.split(",")) if c]
-
-
 def check(
     paths: tuple[Path, ...],
     output_format: str,
     output_file: Path | None,
     quiet: bool,
     verbose: bool,
-    select: str | None,
-    ignore: str | None,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    force_exclude: bool,
+    show_files: bool,
+    show_settings: bool,
     config_file: Path | None,
     no_cache: bool,
     cache_dir: Path | None,
@@ -98,8 +77,13 @@ def check(
     write_baseline_file: Path | None,
     fix: bool,
     unsafe_fixes: bool,
+    diff: bool,
+    show_fixes: bool,
 ) -> None:
-    """Check PATHS (default: the current directory) for ownership bugs."""
+    """Check PATHS (default: the current directory) for ownership bugs; `-` reads standard input."""
+    dash = Path("-")
+    if dash in paths and len(paths) == 1:  # as Ruff: `-` is standard input, named by --stdin-filename if given
+        paths, stdin_filename = (), stdin_filename or "-"
     options = _CheckOptions(
         paths=paths,
         stdin_filename=stdin_filename,
@@ -110,40 +94,78 @@ def check(
         unsafe_fixes=unsafe_fixes,
         jobs=jobs,
         use_cache=not no_cache,
+        force_exclude=force_exclude,
+        show_fixes=show_fixes,
         cache_dir=cache_dir,
         quiet=quiet,
     )
     try:
         if quiet and verbose:
             raise UsageError("-q/--quiet and -v/--verbose say opposite things; give one")
-        config = _checked_options(options, config_file, select, ignore)
+        if dash in paths:
+            raise UsageError("`-` reads the source from standard input; give no other PATHS with it")
+        overrides = Overrides.from_command_line(select, extend_select, ignore, exclude, extend_exclude)
+        resolver = _checked_options(options, config_file, overrides)
+        if show_files or show_settings:
+            _show(options, resolver, output_format, show_files)
         known = baseline.read(baseline_file) if baseline_file is not None and write_baseline_file is None else None
         if stdin_filename is not None:
-            result, fixed_input = _run_stdin(options, config, known)
+            result, fixed_input = _run_stdin(options, resolver, known)
         else:
-            result, fixed_input = _run_files(options, config, known), None
+            result, fixed_input = _run_files(options, resolver, known), None
         if write_baseline_file is not None:
             result = _write_baseline(write_baseline_file, result)
     except (ConfigError, ModelError, UsageError, BaselineError) as error:
         fail(str(error))
+    for skipped in result.skipped:
+        if skipped.explicit:
+            click.echo(
+                printable(f"ownlint: warning: {display_path(skipped.path)}: {skipped.reason}; not checked"), err=True
+            )
+    if diff:
+        _print_diff(result, unsafe_fixes)
     report_stream = sys.stdout
     if fixed_input is not None:  # like Ruff: the fixed source on standard output, the report on standard error
         sys.stdout.buffer.write(fixed_input)
         sys.stdout.flush()
         report_stream = sys.stderr
+    if options.show_fixes and result.fixed_findings:
+        click.echo(listing.fixed_lines(result.fixed_findings), nl=False, err=report_stream is sys.stderr)
     if verbose:
-        _say_what_was_used(config, result)
-    shown = _Shown(output_format, statistics, report_unused_suppressions, summary=not quiet)
+        say_what_was_used(resolver.for_path(Path.cwd()), result)
+    shown = Shown(output_format, statistics, report_unused_suppressions, summary=not quiet)
     if output_file is None:
-        _print(result, shown, report_stream)
+        print_report(result, shown, report_stream)
     else:
-        _write_report(output_file, result, shown)
+        try:
+            write_report(output_file, result, shown)
+        except OSError as error:
+            fail(f"cannot write {output_file}: {error.strerror or error}")
     if result.has_internal_error:
         fail("ownlint failed on some files (internal error); see the error entries above")
     failed = [e for e in result.errors if e.kind != "budget"]  # a budget note does not fail the run
     if (result.findings or failed or result.unused_suppressions) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_CLEAN)
+
+
+def _show(options: _CheckOptions, resolver: Resolver, output_format: str, files: bool) -> NoReturn:
+    """`--show-files` or `--show-settings`: print, exit 0."""
+    paths = list(options.paths) or ([Path(options.stdin_filename)] if options.stdin_filename else [Path(".")])
+    if files:
+        click.echo(listing.show_files(paths, resolver, options.force_exclude, output_format == "json"), nl=False)
+    else:
+        click.echo(listing.show_settings(paths, resolver), nl=False)
+    sys.exit(EXIT_CLEAN)
+
+
+def _print_diff(result: api.RunResult, unsafe: bool) -> NoReturn:
+    """`--diff`: the fixes as a unified diff on standard output; exit 1 when there are some (as Ruff)."""
+    text, count = listing.diff(result, unsafe)
+    click.echo(text, nl=False)
+    if count:
+        click.echo(f"Would fix {_count(count, 'finding')}.", err=True)
+    sys.exit(EXIT_FINDINGS if count else EXIT_CLEAN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,25 +179,25 @@ class _CheckOptions:
     unsafe_fixes: bool
     jobs: int | None = None
     use_cache: bool = True
+    force_exclude: bool = False
+    show_fixes: bool = False
     cache_dir: Path | None = None
     quiet: bool = False
 
 
-def _checked_options(
-    options: _CheckOptions, config_file: Path | None, select: str | None, ignore: str | None
-) -> Config:
-    """The run's configuration, after the checks of option combinations."""
+def _checked_options(options: _CheckOptions, config_file: Path | None, overrides: Overrides) -> Resolver:
+    """How the run's files are configured, after the checks of option combinations."""
     if options.stdin_filename is not None and options.paths:
         raise UsageError("--stdin-filename reads the source from standard input; give no PATHS with it")
     if options.unsafe_fixes and not options.fix:
         raise UsageError("--unsafe-fixes only applies together with --fix")
-    start: str | Path | None = options.stdin_filename
-    if start is None and options.paths:
-        start = options.paths[0]
-    return _config(config_file, start, select, ignore)
+    fixed = load_config(config_file) if config_file is not None else None
+    resolver = Resolver(fixed, overrides)
+    resolver.for_path(Path.cwd())  # a configuration error is reported before anything runs
+    return resolver
 
 
-def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey] | None) -> api.RunResult:
+def _run_files(options: _CheckOptions, resolver: Resolver, known: Counter[FindingKey] | None) -> api.RunResult:
     """Check the files; with --fix, fix them and check again while fixes apply."""
 
     from ownlint.cache import CacheWarning
@@ -189,12 +211,13 @@ def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey
             warnings.simplefilter("always", CacheWarning)
             result = api.check_paths(
                 paths,
-                config,
+                resolver,
                 report_unused_suppressions=options.report_unused,
                 progress=bar,
                 jobs=options.jobs,
                 use_cache=options.use_cache,
                 cache_dir=options.cache_dir,
+                force_exclude=options.force_exclude,
             )
         for warning in caught:
             if issubclass(warning.category, CacheWarning) and str(warning.message) not in warned:
@@ -209,33 +232,48 @@ def _run_files(options: _CheckOptions, config: Config, known: Counter[FindingKey
         return result
     fixed = 0
     write_errors: list[FileError] = []
+    fixed_findings: list[Diagnostic] = []
     for _ in range(MAX_FIX_ROUNDS):
         outcome = fixes.fix_files(result, unsafe=options.unsafe_fixes)
         write_errors += outcome.errors
         if outcome.applied == 0:
             break
         fixed += outcome.applied
+        fixed_findings += [
+            f
+            for f in result.findings
+            if f.path in outcome.files and f.fix is not None and fixes.is_applicable(f.fix, options.unsafe_fixes)
+        ]
         result = check_once()
     result.fixed = fixed
+    result.fixed_findings = fixed_findings
     result.errors = sorted([*result.errors, *write_errors], key=lambda e: e.path)
     return result
 
 
 def _run_stdin(
-    options: _CheckOptions, config: Config, known: Counter[FindingKey] | None
+    options: _CheckOptions, resolver: Resolver, known: Counter[FindingKey] | None
 ) -> tuple[api.RunResult, bytes | None]:
     """Check standard input; with --fix, also the fixed source to write to standard output."""
     assert options.stdin_filename is not None
     name = options.stdin_filename
     data = sys.stdin.buffer.read()
-    shown = display_path(name)
+    shown = display_path(name) if name != "-" else "-"
+    config = resolver.for_path(name)
+    why = excluded_reason(Path(name), resolver) if options.force_exclude and name != "-" else None
+    if why is not None:  # as Ruff: an excluded file given on standard input is passed through unchecked
+        skipped = (Skipped(Path(os.path.abspath(name)), why, explicit=True),)
+        result = api.RunResult(findings=[], errors=[], files=[], seconds=0.0, skipped=skipped)
+        return result, (data if options.fix else None)
     source = api.decode_source(data, shown)
     if isinstance(source, FileError):
         result = api.RunResult(findings=[], errors=[source], files=[shown], seconds=0.0)
         return result, (data if options.fix else None)
 
+    others = _imported_by(Path(name), _python_of(source, shown, name), resolver) if name != "-" else []
+
     def check_once(text: str) -> api.RunResult:
-        result = api.check_source(text, name, config, report_unused_suppressions=options.report_unused)
+        result = api.check_source(text, name, config, report_unused_suppressions=options.report_unused, others=others)
         return _against_baseline(result, known, options.baseline_file)
 
     result = check_once(source)
@@ -252,6 +290,27 @@ def _run_stdin(
     result.fixed = fixed
     encoded = fixes.encode_like(data, source)
     return result, encoded if encoded is not None else data
+
+
+def _python_of(source: str, shown: str, name: str) -> str:
+    """The Python of standard input: the text itself, or for a notebook (`name` ends in `.ipynb`) its code cells
+    joined ("" when it is no notebook: `api.check_source` reports why)."""
+    if not notebook.is_notebook(name):
+        return source
+    parsed = notebook.decode(source, shown)
+    return parsed.source if isinstance(parsed, notebook.Notebook) else ""
+
+
+def _imported_by(path: Path, source: str, config: Resolver) -> list[tuple[Path, str]]:
+    """The project modules (path, text) that standard input, reported as `path`, imports, transitively."""
+    from ownlint import closure
+
+    found: list[tuple[Path, str]] = []
+    for file in closure.imported_files([path], config, sources={path: source}):
+        text = api.read_source(file, display_path(file))
+        if isinstance(text, str):
+            found.append((file, text))
+    return found
 
 
 def _against_baseline(result: api.RunResult, known: Counter[FindingKey] | None, file: Path | None) -> api.RunResult:
@@ -271,62 +330,22 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}" if number == 1 else f"{number} {word}s"
 
 
-def _config(config_file: Path | None, start: str | Path | None, select: str | None, ignore: str | None) -> Config:
-    config = load_config(config_file) if config_file is not None else discover_config(start)
-    return config.with_overrides(select=_codes(select), ignore=_codes(ignore) or ())
+_LSP_PACKAGES = frozenset({"pygls", "lsprotocol", "cattrs", "attrs"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Shown:
-    """What the report shows: its format, statistics instead of findings, unused suppressions, the summary line."""
-
-    output_format: str
-    statistics: bool
-    unused: bool
-    summary: bool
-
-
-def _say_what_was_used(config: Config, result: api.RunResult) -> None:
-    """-v: the configuration and the number of files, on standard error (never in the report)."""
-    source = config.source if config.source is not None else "none (the defaults)"
-    click.echo(printable(f"ownlint: configuration: {source} (root {config.root})"), err=True)
-    click.echo(f"ownlint: checked {_count(len(result.files), 'file')} in {result.seconds:.2f} s", err=True)
-
-
-def _write_report(file: Path, result: api.RunResult, shown: _Shown) -> None:
-    """-o: the report in `file` (its directory made if needed), never coloured."""
+def lsp_command() -> None:
+    """Run the language server on standard input and output (for editors)."""
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        with file.open("w", encoding="utf-8", newline="") as stream:
-            _print(result, shown, stream)
-    except OSError as error:
-        fail(f"cannot write {file}: {error.strerror or error}")
-
-
-def _print(result: api.RunResult, shown: _Shown, stream: TextIO) -> None:
-    from ownlint.render import concise, github, gitlab, json_, junit, sarif, statistics
-
-    show_unused = shown.unused
-    if shown.statistics:
-        out = statistics.render(result, as_json=shown.output_format == "json")
-    elif shown.output_format == "json":
-        out = json_.render(result, show_unused=show_unused)
-    elif shown.output_format == "sarif":
-        out = sarif.render(result)
-    elif shown.output_format == "gitlab":
-        out = gitlab.render(result)
-    elif shown.output_format == "junit":
-        out = junit.render(result)
-    elif shown.output_format == "github":
-        out = github.render(result, show_unused=show_unused)
-    elif shown.output_format == "concise":
-        out = concise.render(result, show_unused=show_unused, summary=shown.summary)
-    else:
-        from ownlint.render import text
-
-        text.render(result, make_console(stream), show_unused=show_unused, summary=shown.summary)
-        return
-    click.echo(out, nl=False, file=stream)
+        from ownlint import lsp
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing not in _LSP_PACKAGES:
+            raise
+        fail(
+            f"the language server needs pygls and lsprotocol ({missing} is missing): "
+            "pip install 'pygls>=1.3' lsprotocol"
+        )
+    lsp.serve()
 
 
 def clean(cache_dir: Path | None, every_project: bool) -> None:
@@ -349,21 +368,3 @@ def clean(cache_dir: Path | None, every_project: bool) -> None:
     click.echo(
         printable(f"ownlint: removed {entries} ({done.size / 1024:.1f} KiB) of {of} from {done.directory}"), err=True
     )
-
-
-_LSP_PACKAGES = frozenset({"pygls", "lsprotocol", "cattrs", "attrs"})
-
-
-def lsp_command() -> None:
-    """Run the language server on standard input and output (for editors)."""
-    try:
-        from ownlint import lsp
-    except ModuleNotFoundError as error:
-        missing = (error.name or "").split(".")[0]
-        if missing not in _LSP_PACKAGES:
-            raise
-        fail(
-            f"the language server needs pygls and lsprotocol ({missing} is missing): "
-            "pip install 'pygls>=1.3' lsprotocol"
-        )
-    lsp.serve()

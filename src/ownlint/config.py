@@ -1,7 +1,11 @@
 """Configuration: `[tool.ownlint]` in `pyproject.toml`, or `ownlint.toml` / `.ownlint.toml`.
 
-The nearest configuration file above the checked path wins; there is no
-merging of several files and no user-wide configuration. Values are validated
+As in Ruff, each file is governed by the configuration file closest to it
+(`Resolver`): in its directory or the nearest one above. Files are not merged,
+except through `extend = "path/to/other.toml"`, whose settings the extending
+file inherits and overrides key by key. There is no user-wide configuration.
+`--config FILE` governs every file; the command line's options
+(`Overrides`) apply on top of whichever file governs. Values are validated
 when read: an unknown key or a bad value is a `ConfigError` whose message is
 one line naming the file and the key.
 
@@ -32,7 +36,9 @@ MAX_PAGE_SIZE = 1 << 30
 
 _CODE_OR_PREFIX = re.compile(r"OWN[0-9]{0,3}")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-_KNOWN_KEYS = frozenset({"select", "ignore", "exclude", "models", "interop-modules", "page-size", "per-file-ignores"})
+_KNOWN_KEYS = frozenset(
+    {"extend", "select", "ignore", "exclude", "models", "interop-modules", "page-size", "per-file-ignores"}
+)
 
 if TYPE_CHECKING:
     import pathspec  # imported where used: it costs a fully cached run 50 ms
@@ -189,9 +195,12 @@ def discover_config(start: str | os.PathLike[str] | None = None) -> Config:
     return load_config(found) if found is not None else default_config()
 
 
-def load_config(path: str | os.PathLike[str]) -> Config:
-    """Read and validate one configuration file (`--config FILE` or a discovered one)."""
+def load_config(path: str | os.PathLike[str], _extending: tuple[Path, ...] = ()) -> Config:
+    """Read and validate one configuration file (`--config FILE` or a discovered one), with what it `extend`s."""
     file = Path(os.path.abspath(path))
+    if file in _extending:
+        chain = " -> ".join(_shown(f) for f in (*_extending, file))
+        raise ConfigError(f"{_shown(_extending[-1])}: key 'extend': a cycle: {chain}")
     document = _read_toml(file)
     if file.name == "pyproject.toml":
         tool = document.get("tool", {})
@@ -202,7 +211,21 @@ def load_config(path: str | os.PathLike[str]) -> Config:
         where = _shown(file) + ":"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
-    return _from_table(table, file, where)
+    parent = _extended(table, file, where, (*_extending, file))
+    return _from_table(table, file, where, parent)
+
+
+def _extended(table: Mapping[str, Any], file: Path, where: str, chain: tuple[Path, ...]) -> Config | None:
+    """The configuration `table`'s `extend` names (relative to `file`'s directory), or None."""
+    if "extend" not in table:
+        return None
+    target = table["extend"]
+    if not isinstance(target, str):
+        raise ConfigError(f"{where} key 'extend': expected the path of a configuration file, got {target!r}")
+    path = Path(os.path.abspath(file.parent / os.path.expanduser(target)))
+    if not path.is_file():
+        raise ConfigError(f"{where} key 'extend': no such file {target!r}")
+    return load_config(path, chain)
 
 
 def _configures_ownlint(file: Path) -> bool:
@@ -230,7 +253,7 @@ def _shown(file: Path) -> str:
         return file.as_posix()
 
 
-def _from_table(table: Mapping[str, Any], file: Path, where: str) -> Config:
+def _from_table(table: Mapping[str, Any], file: Path, where: str, parent: Config | None = None) -> Config:
     for key in table:
         if key not in _KNOWN_KEYS:
             raise ConfigError(f"{where} unknown key {shorten(key)}")
@@ -239,7 +262,7 @@ def _from_table(table: Mapping[str, Any], file: Path, where: str) -> Config:
     def codes(key: str) -> tuple[str, ...]:
         return tuple(normalize_code(c, f"{where} key {key!r}") for c in _string_list(table, key, where))
 
-    config = Config(root=base, source=file)
+    config = replace(parent, root=base, source=file) if parent is not None else Config(root=base, source=file)
     if "select" in table:
         config = replace(config, select=codes("select"))
     if "ignore" in table:

@@ -19,7 +19,13 @@ What it does:
   applies the rule's fix when it offers one (`Diagnostic.fix`, safe or not:
   the user chooses in the editor);
 - shows a rule's summary and documentation when hovering over its code in a
-  suppression comment.
+  suppression comment, and over a finding the rule's summary, the message
+  and its `help:` advice (which each diagnostic also carries, in its message
+  and as `data.help`);
+- publishes no diagnostics for a file that the configuration's `exclude` or a
+  `.gitignore` leaves out (as `ownlint check --force-exclude`);
+- checks notebooks, synced cell by cell as notebook documents or opened as
+  an `.ipynb` file's JSON text (`ownlint.lsp_notebook`).
 
 Every message shown to the user (a finding's message, its related
 information, a quick fix's title, a configuration error) goes through
@@ -30,12 +36,14 @@ Edits are not: a quick fix inserts exactly the text it means to.
 Positions are converted between ownlint's code points and the encoding
 negotiated with the client (UTF-16 unless the client offers another), and
 findings into LSP diagnostics and quick fixes, in `ownlint.lsp_convert`.
+What checking one document's text involves (its configuration, whether it
+is excluded, the other files of its workspace) is `ownlint.lsp_analysis`.
 Checks run one at a time on a worker thread, so that the server keeps
 answering while one runs. A configuration or model error is shown once with
 `window/showMessage` and the document gets no diagnostics.
 
 Works with pygls 1.3 and 2.x (the two differ in where `LanguageServer` lives
-and in how diagnostics are published; `_publish` and `_show` bridge that).
+and in how diagnostics are published; `ownlint.lsp_client` bridges that).
 
 A document in a workspace folder (or under its configuration file's
 directory) is analysed with the other files `ownlint check` would analyse with
@@ -52,25 +60,22 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import os
 import sys
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types as lsp
 
-from ownlint import __version__, api
-from ownlint.config import ConfigError, discover_config
+from ownlint import __version__, lsp_client, lsp_notebook
 from ownlint.diagnostics import Diagnostic
-from ownlint.engine.models import ModelError
 from ownlint.lines import printable, split_lines
-from ownlint.lsp_convert import Positions, quick_fixes, to_lsp_diagnostic
+from ownlint.lsp_analysis import Analysis, analyse
+from ownlint.lsp_convert import Positions, finding_hover, quick_fixes, to_lsp_diagnostic
 from ownlint.lsp_stream import BoundedInput
 from ownlint.lsp_workspace import WorkspaceFiles, snapshot
+from ownlint.notebook import NotebookIndex
 from ownlint.registry import all_rules
 from ownlint.suppress import code_at
 
@@ -91,33 +96,7 @@ class Checked:
     version: int | None
     source: str
     findings: list[Diagnostic]
-
-
-@dataclass(slots=True)
-class Analysis:
-    """What checking a buffer gave: findings, or the one-line reason there are none."""
-
-    findings: list[Diagnostic] = field(default_factory=list)
-    problem: str | None = None
-
-
-def analyse(
-    source: str,
-    path: Path,
-    files: WorkspaceFiles | None = None,
-    folders: Sequence[Path] = (),
-    buffers: dict[str, str] | None = None,
-) -> Analysis:
-    """Check `source` as the file at `path`, with the configuration found from `path` upward
-    and, given `files`, with the other files of its workspace (`WorkspaceFiles.others`)."""
-    try:
-        config = discover_config(path)
-        others = files.others(path, config, folders, buffers or {}) if files is not None else []
-        result = api.check_source(source, path, config, others=others)
-    except (ConfigError, ModelError) as error:
-        return Analysis(problem=str(error))
-    problem = "; ".join(f"{e.path}: {e.message}" for e in result.errors) or None
-    return Analysis(result.findings, problem)
+    notebook: NotebookIndex | None = None  # the document is an `.ipynb` file's JSON text
 
 
 class OwnlintServer:
@@ -125,7 +104,19 @@ class OwnlintServer:
 
     def __init__(self) -> None:
         self.server = LanguageServer(
-            "ownlint", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+            "ownlint",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=lsp.NotebookDocumentSyncOptions(
+                # the notebook type VS Code and JupyterLab's LSP give Jupyter notebooks (a filter without one
+                # is valid LSP, but lsprotocol's clients fail to read it)
+                notebook_selector=[
+                    lsp.NotebookDocumentFilterWithCells(
+                        cells=[lsp.NotebookCellLanguage("python")], notebook="jupyter-notebook"
+                    )
+                ],
+                save=True,
+            ),
         )
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ownlint-check")
         self.open: set[str] = set()
@@ -134,6 +125,7 @@ class OwnlintServer:
         self.again: set[str] = set()  # documents changed while their check ran: check once more after it
         self.checked: dict[str, Checked] = {}
         self.problems: dict[str, str] = {}
+        self.notebooks: dict[str, set[str]] = {}  # open notebook documents: the cells diagnostics were published on
         self.files = WorkspaceFiles()
         self._register()
 
@@ -168,6 +160,29 @@ class OwnlintServer:
             self.checked.pop(uri, None)
             self.problems.pop(uri, None)
             self._publish(uri, [], None)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+        async def notebook_did_open(params: lsp.DidOpenNotebookDocumentParams) -> None:
+            self.notebooks.setdefault(params.notebook_document.uri, set())
+            self.schedule(params.notebook_document.uri, 0.0)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+        async def notebook_did_change(params: lsp.DidChangeNotebookDocumentParams) -> None:
+            self.schedule(params.notebook_document.uri, DEBOUNCE_SECONDS)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
+        async def notebook_did_save(params: lsp.DidSaveNotebookDocumentParams) -> None:
+            self.files.forget()
+            self.schedule(params.notebook_document.uri, 0.0)
+
+        @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+        async def notebook_did_close(params: lsp.DidCloseNotebookDocumentParams) -> None:
+            uri = params.notebook_document.uri
+            self.cancel(uri)
+            self.problems.pop(uri, None)
+            cells = self.notebooks.pop(uri, set()) | {cell.uri for cell in params.cell_text_documents}
+            for cell in sorted(cells):
+                self._publish(cell, [], None)
 
         @server.feature(
             lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -216,6 +231,9 @@ class OwnlintServer:
 
     async def check(self, uri: str) -> Checked | None:
         """Check the current version of `uri` and publish its diagnostics (None: closed or changed meanwhile)."""
+        if uri in self.notebooks:
+            await self._check_notebook(uri)
+            return None
         if uri not in self.open:
             return None
         document = self.server.workspace.get_text_document(uri)
@@ -225,11 +243,31 @@ class OwnlintServer:
         current = self.server.workspace.get_text_document(uri)
         if uri not in self.open or current.version != version:
             return None  # a newer version is on its way and will publish
-        checked = Checked(version, source, analysis.findings)
+        checked = Checked(version, source, analysis.findings, analysis.notebook)
         self.checked[uri] = checked
         self._publish(uri, self.lsp_diagnostics(checked), version)
         self._report_problem(uri, analysis.problem)
         return checked
+
+    async def _check_notebook(self, uri: str) -> None:
+        """Check the current version of the notebook document `uri` and publish the diagnostics of its cells."""
+        cells = lsp_notebook.cells_of(self.server.workspace, uri)
+        if cells is None:
+            return
+        joined = cells.joined()
+        folders, buffers = snapshot(self.server.workspace, self.open)
+        check = functools.partial(analyse, joined, self.path_of(uri), self.files, folders, buffers)
+        analysis = await asyncio.get_running_loop().run_in_executor(self.worker, check)
+        now = lsp_notebook.cells_of(self.server.workspace, uri)
+        if uri not in self.notebooks or now is None or now.version != cells.version:
+            return  # a newer version is on its way and will publish
+        by_cell = lsp_notebook.cell_diagnostics(analysis.findings, joined, cells, self.encoding())
+        for cell in sorted(self.notebooks[uri] - by_cell.keys()):
+            self._publish(cell, [], None)
+        for cell, diagnostics in by_cell.items():
+            self._publish(cell, diagnostics, None)
+        self.notebooks[uri] = set(by_cell)
+        self._report_problem(uri, analysis.problem)
 
     async def current(self, uri: str) -> Checked | None:
         """The findings of the current version of `uri`, checking it now when they are
@@ -243,7 +281,7 @@ class OwnlintServer:
             return checked
         loop = asyncio.get_running_loop()
         analysis = await loop.run_in_executor(self.worker, self._analysis(document.source, uri))
-        return Checked(document.version, document.source, analysis.findings)
+        return Checked(document.version, document.source, analysis.findings, analysis.notebook)
 
     def _analysis(self, source: str, uri: str) -> functools.partial[Analysis]:
         """`analyse` of `source` as `uri`, with the workspace's folders and open buffers as they are now."""
@@ -258,12 +296,17 @@ class OwnlintServer:
         root = self.server.workspace.root_path or os.getcwd()
         return Path(root) / UNTITLED
 
-    def positions(self, source: str) -> Positions:
+    def encoding(self) -> str:
+        """The position encoding negotiated with the client ("utf-16" unless it offered another)."""
         encoding = self.server.workspace.position_encoding
-        name = str(getattr(encoding, "value", encoding) or "utf-16")
-        return Positions(split_lines(source), name)
+        return str(getattr(encoding, "value", encoding) or "utf-16")
+
+    def positions(self, source: str) -> Positions:
+        return Positions(split_lines(source), self.encoding())
 
     def lsp_diagnostics(self, checked: Checked) -> list[lsp.Diagnostic]:
+        if checked.notebook is not None:
+            return lsp_notebook.text_diagnostics(checked.findings, checked.notebook, checked.source, self.encoding())
         positions = self.positions(checked.source)
         return [to_lsp_diagnostic(d, positions, d.path) for d in checked.findings]
 
@@ -272,8 +315,8 @@ class OwnlintServer:
     async def code_actions(self, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         checked = await self.current(uri)
-        if checked is None:
-            return []
+        if checked is None or checked.notebook is not None:
+            return []  # an edit at a position of a notebook's cells would land elsewhere in its JSON text
         positions = self.positions(checked.source)
         first = positions.from_client(params.range.start)[0]
         last = positions.from_client(params.range.end)[0]
@@ -289,7 +332,7 @@ class OwnlintServer:
         line, column = positions.from_client(params.position)
         found = code_at(document.source, line, column)
         if found is None:
-            return None
+            return self._finding_hover(params.text_document.uri, document.source, positions, line, column)
         code, span = found
         rule = all_rules().get(code)
         if rule is None:
@@ -301,14 +344,21 @@ class OwnlintServer:
 
     # --- talking to the client (pygls 1.x and 2.x) ----------------------
 
+    def _finding_hover(self, uri: str, source: str, positions: Positions, line: int, column: int) -> lsp.Hover | None:
+        """The rule's summary and the `help:` advice of the findings under the cursor (of the version checked)."""
+        checked = self.checked.get(uri)
+        if checked is None or checked.source != source or checked.notebook is not None:
+            return None
+        under = [d for d in checked.findings if d.path == checked.findings[0].path and _covers(d, line, column)]
+        if not under:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=finding_hover(under)),
+            range=positions.range(under[0].span),
+        )
+
     def _publish(self, uri: str, diagnostics: list[lsp.Diagnostic], version: int | None) -> None:
-        server: Any = self.server
-        if hasattr(server, "text_document_publish_diagnostics"):  # pygls 2
-            server.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-            )
-        else:  # pygls 1.x
-            server.publish_diagnostics(uri, diagnostics, version)
+        lsp_client.publish(self.server, uri, diagnostics, version)
 
     def _report_problem(self, uri: str, problem: str | None) -> None:
         """Show a configuration or model error once per document (again when it changes)."""
@@ -321,45 +371,18 @@ class OwnlintServer:
         self._show(printable(f"ownlint: {problem}"), lsp.MessageType.Error)
 
     def _show(self, message: str, kind: lsp.MessageType) -> None:
-        server: Any = self.server
-        if hasattr(server, "window_show_message"):  # pygls 2
-            server.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
-        else:  # pygls 1.x
-            server.show_message(message, kind)
+        lsp_client.show(self.server, message, kind)
 
     def _log(self, message: str) -> None:
-        message = printable(message)
-        server: Any = self.server
-        if hasattr(server, "window_log_message"):  # pygls 2
-            server.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=message))
-        else:  # pygls 1.x
-            server.show_message_log(message, lsp.MessageType.Error)
+        lsp_client.log(self.server, message)
 
 
-class _OneLine(logging.Formatter):
-    """Log records on one line each: what broke, without the traceback (the
-    editor shows this log to users)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage().strip().splitlines()[0] if record.getMessage().strip() else ""
-        if record.exc_info and record.exc_info[1] is not None:
-            error = record.exc_info[1]
-            message = f"{message}: {type(error).__name__}: {error}"
-        record.exc_info = None
-        record.exc_text = None
-        record.stack_info = None
-        return printable(" ".join(f"ownlint lsp: {record.levelname.lower()}: {message}".split()))
-
-
-def _quiet_logging() -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.WARNING)
+def _covers(finding: Diagnostic, line: int, column: int) -> bool:
+    span = finding.span
+    return (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
 
 
 def serve() -> None:
     """Run the server on standard input and output until the client ends it."""
-    _quiet_logging()
+    lsp_client.quiet_logging()
     OwnlintServer().server.start_io(stdin=BoundedInput(sys.stdin.buffer))  # type: ignore[arg-type]

@@ -78,15 +78,35 @@ def to_lsp_diagnostic(diagnostic: Diagnostic, positions: Positions, document_pat
         )
         for r in diagnostic.related
     ]
+    message = printable(diagnostic.message)
+    if diagnostic.help:  # most clients show the message only: the advice goes with it
+        message += "\nhelp: " + printable(diagnostic.help)
     return lsp.Diagnostic(
         range=positions.range(diagnostic.span),
-        message=printable(diagnostic.message),
+        message=message,
+        data={"help": printable(diagnostic.help)} if diagnostic.help else None,
         severity=severity,
         code=diagnostic.code,
         code_description=lsp.CodeDescription(href=rule.help_uri) if rule is not None and rule.help_uri else None,
         source=SOURCE,
         related_information=related or None,
     )
+
+
+def finding_hover(findings: Sequence[Diagnostic]) -> str:
+    """Markdown for a hover over `findings`: for each, its rule's code, name and summary, the message,
+    the `help:` advice and the link to the rule's documentation."""
+    parts: list[str] = []
+    for finding in findings:
+        rule = all_rules().get(finding.code)
+        head = f"**{finding.code}** `{rule.name}`: {rule.summary}" if rule is not None else f"**{finding.code}**"
+        part = [head, "", printable(finding.message)]
+        if finding.help:
+            part += ["", f"help: {printable(finding.help)}"]
+        if rule is not None:
+            part += ["", f"[{finding.code} documentation]({rule.help_uri})"]
+        parts.append("\n".join(part))
+    return "\n\n---\n\n".join(parts)
 
 
 def _plain_range(span: Span) -> lsp.Range:

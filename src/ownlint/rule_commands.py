@@ -9,8 +9,9 @@ import sys
 
 import click
 
-from ownlint.commands import fail, make_console
+from ownlint.commands import fail
 from ownlint.registry import Rule, all_rules, rules_document, rules_markdown_table
+from ownlint.report import make_console
 
 
 def rules(output_format: str) -> None:

@@ -11,10 +11,12 @@ their own syntax.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from ownlint.api import RunResult
 from ownlint.diagnostics import FileError
 from ownlint.lines import printable
+from ownlint.notebook import NotebookIndex
 from ownlint.registry import Rule, all_rules
 from ownlint.suppress import UnusedSuppression
 
@@ -41,9 +43,20 @@ def error_line(error: FileError) -> str:
     return printable(f"{level}: {error.path}: {error.message}")
 
 
-def unused_line(unused: UnusedSuppression) -> str:
+def location(path: str, line: int, column: int, notebooks: Mapping[str, NotebookIndex]) -> str:
+    """`path:line:col`, or in a notebook `path:cell 4:1:1` (the cell, the line in it, the column), as Ruff
+    shows it; `notebooks`: `RunResult.notebooks`. Not escaped."""
+    index = notebooks.get(path)
+    if index is None:
+        return f"{path}:{line}:{column}"
+    cell, in_cell = index.cell_of(line)
+    return f"{path}:cell {cell}:{in_cell}:{column}"
+
+
+def unused_line(unused: UnusedSuppression, notebooks: Mapping[str, NotebookIndex] | None = None) -> str:
     """`path:line:col: unused suppression 'OWN203'`, control characters escaped."""
-    return printable(f"{unused.path}:{unused.line}:{unused.column}: unused suppression '{unused.what}'")
+    where = location(unused.path, unused.line, unused.column, notebooks or {})
+    return printable(f"{where}: unused suppression '{unused.what}'")
 
 
 def _plural(count: int, word: str) -> str:

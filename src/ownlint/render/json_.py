@@ -8,6 +8,12 @@ shows each byte that does not decode as `\\xff` (as the text output does), and
 `path_base64` beside it holds the name's bytes exactly (base64). Only such
 names get a `path_base64`, so the output is valid UTF-8 JSON whatever the
 names and the documented keys stay the only keys otherwise.
+
+In a notebook (`ownlint.notebook`), `line` and `end_line` are lines of its
+code cells joined, as the positions of fix edits are; a finding also has
+`cell` (1-based, among all the notebook's cells), `cell_line` and
+`cell_end_line` (lines in that cell), a related location `cell` and
+`cell_line`, an unused suppression `cell` and `cell_line`.
 """
 
 from __future__ import annotations
@@ -15,12 +21,14 @@ from __future__ import annotations
 import base64
 import json
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from ownlint import __version__
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, Fix
 from ownlint.lines import escape_undecodable
+from ownlint.notebook import NotebookIndex
 from ownlint.render import name_of, severity_of
 
 
@@ -32,8 +40,9 @@ def path_fields(path: str) -> dict[str, str]:
     return {"path": shown, "path_base64": base64.b64encode(os.fsencode(path)).decode("ascii")}
 
 
-def finding(diagnostic: Diagnostic) -> dict[str, Any]:
+def finding(diagnostic: Diagnostic, notebooks: Mapping[str, NotebookIndex] | None = None) -> dict[str, Any]:
     span = diagnostic.span
+    notebooks = notebooks or {}
     return {
         "code": diagnostic.code,
         "name": name_of(diagnostic.code),
@@ -43,18 +52,34 @@ def finding(diagnostic: Diagnostic) -> dict[str, Any]:
         "column": span.column,
         "end_line": span.end_line,
         "end_column": span.end_column,
+        **_cell_lines(notebooks.get(diagnostic.path), span.line, span.end_line),
         "message": escape_undecodable(diagnostic.message),
         "related": [
             {
                 **path_fields(r.path),
                 "line": r.span.line,
                 "column": r.span.column,
+                **_cell_lines(notebooks.get(r.path), r.span.line),
                 "message": escape_undecodable(r.message),
             }
             for r in diagnostic.related
         ],
         "fix": _fix(diagnostic.fix),
     }
+
+
+def _cell_lines(index: NotebookIndex | None, line: int, end_line: int | None = None) -> dict[str, int]:
+    """`cell` and `cell_line` (and `cell_end_line` when `end_line` is given) in a notebook; nothing elsewhere.
+    An end in a later cell (a statement left open at a cell's end runs on) is counted on from the start's
+    line, as if its cell went on."""
+    if index is None:
+        return {}
+    cell, in_cell = index.cell_of(line)
+    out = {"cell": cell, "cell_line": in_cell}
+    if end_line is not None:
+        end_cell, end_in_cell = index.cell_of(end_line)
+        out["cell_end_line"] = end_in_cell if end_cell == cell else in_cell + (end_line - line)
+    return out
 
 
 def _fix(fix: Fix | None) -> dict[str, Any] | None:
@@ -80,14 +105,20 @@ def document(result: RunResult, *, show_unused: bool = False) -> dict[str, Any]:
     """The JSON object, before serialization."""
     out: dict[str, Any] = {
         "version": __version__,
-        "findings": [finding(d) for d in result.findings],
+        "findings": [finding(d, result.notebooks) for d in result.findings],
         "errors": [{**path_fields(e.path), "message": escape_undecodable(e.message)} for e in result.errors],
         # no timings: two runs on the same input give the same bytes
         "summary": {"files": len(result.files), "findings": len(result.findings)},
     }
     if show_unused:
         out["unused_suppressions"] = [
-            {**path_fields(u.path), "line": u.line, "column": u.column, "suppression": u.what}
+            {
+                **path_fields(u.path),
+                "line": u.line,
+                "column": u.column,
+                **_cell_lines(result.notebooks.get(u.path), u.line),
+                "suppression": u.what,
+            }
             for u in result.unused_suppressions
         ]
     return out

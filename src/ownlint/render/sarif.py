@@ -16,6 +16,12 @@ which viewers step through. `partialFingerprints.primaryLocationLineHash` is
 finding keeps its identity across edits elsewhere in the file. Files that
 could not be checked are `toolExecutionNotifications` of the invocation.
 
+In a notebook (`ownlint.notebook`), regions are in its code cells joined
+(the positions of fix edits too); each result, related location and step of
+the trace carries `cell` (1-based, among all the notebook's cells) and
+`cellLine` in its `properties`, and a result's message ends with
+`(cell 4, line 1)`, as a viewer shows the region against the `.ipynb` file.
+
 Not here: unused suppressions (`--report-unused-suppressions` adds nothing).
 """
 
@@ -24,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.parse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +39,7 @@ from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, FileError, Fix, Span
 from ownlint.fingerprint import finding_key, line_hash, with_occurrences
 from ownlint.lines import escape_undecodable
+from ownlint.notebook import NotebookIndex
 from ownlint.registry import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -43,7 +51,10 @@ def document(result: RunResult, *, root: Path | None = None) -> dict[str, Any]:
     rules = list(all_rules().values())
     index = {rule.code: number for number, rule in enumerate(rules)}
     keys = with_occurrences(finding_key(d, result.sources) for d in result.findings)
-    results = [_result(d, index, line_hash(key, n)) for d, (key, n) in zip(result.findings, keys, strict=True)]
+    results = [
+        _result(d, index, line_hash(key, n), result.notebooks)
+        for d, (key, n) in zip(result.findings, keys, strict=True)
+    ]
     base = (root if root is not None else Path.cwd()).resolve()
     return {
         "$schema": SCHEMA_URI,
@@ -116,13 +127,17 @@ def _escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def _result(diagnostic: Diagnostic, index: dict[str, int], fingerprint: str) -> dict[str, Any]:
+def _result(
+    diagnostic: Diagnostic, index: dict[str, int], fingerprint: str, notebooks: Mapping[str, NotebookIndex]
+) -> dict[str, Any]:
     rule = all_rules().get(diagnostic.code)
     out: dict[str, Any] = {"ruleId": diagnostic.code}
     if diagnostic.code in index:
         out["ruleIndex"] = index[diagnostic.code]
     out["level"] = level_of(rule.severity if rule is not None else "error")
-    out["message"] = {"text": escape_undecodable(_message(diagnostic))}
+    cell = _cell(notebooks, diagnostic.path, diagnostic.span)
+    where = f" (cell {cell['cell']}, line {cell['cellLine']})" if cell else ""
+    out["message"] = {"text": escape_undecodable(_message(diagnostic)) + where}
     out["locations"] = [{"physicalLocation": _physical(diagnostic.path, diagnostic.span)}]
     if diagnostic.related:
         out["relatedLocations"] = [
@@ -130,19 +145,36 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], fingerprint: str) -> 
                 "id": number,
                 "physicalLocation": _physical(r.path, r.span),
                 "message": {"text": escape_undecodable(r.message)},
+                **_properties(_cell(notebooks, r.path, r.span)),
             }
             for number, r in enumerate(diagnostic.related, start=1)
         ]
-    out["codeFlows"] = [_code_flow(diagnostic)]
+    out["codeFlows"] = [_code_flow(diagnostic, notebooks)]
     out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
+    properties: dict[str, Any] = dict(cell)
     if diagnostic.reference:  # where the API of the call involved is specified
-        out["properties"] = {"reference": diagnostic.reference}
+        properties["reference"] = diagnostic.reference
+    if properties:
+        out["properties"] = properties
     if diagnostic.fix is not None:
         out["fixes"] = [_fix(diagnostic.path, diagnostic.fix)]
     return out
 
 
-def _code_flow(diagnostic: Diagnostic) -> dict[str, Any]:
+def _cell(notebooks: Mapping[str, NotebookIndex], path: str, span: Span) -> dict[str, int]:
+    """`cell` and `cellLine` of a position in a notebook; nothing elsewhere."""
+    index = notebooks.get(path)
+    if index is None:
+        return {}
+    cell, line = index.cell_of(span.line)
+    return {"cell": cell, "cellLine": line}
+
+
+def _properties(values: dict[str, int]) -> dict[str, Any]:
+    return {"properties": values} if values else {}
+
+
+def _code_flow(diagnostic: Diagnostic, notebooks: Mapping[str, NotebookIndex]) -> dict[str, Any]:
     """The story in order: where the handle was made, passed, freed ..., then where it went wrong."""
     steps = [(r.path, r.span, r.message) for r in diagnostic.related]
     steps.append((diagnostic.path, diagnostic.span, diagnostic.label or diagnostic.message))
@@ -154,6 +186,7 @@ def _code_flow(diagnostic: Diagnostic) -> dict[str, Any]:
                         "location": {
                             "physicalLocation": _physical(path, span),
                             "message": {"text": escape_undecodable(message)},
+                            **_properties(_cell(notebooks, path, span)),
                         },
                         "executionOrder": order,
                     }

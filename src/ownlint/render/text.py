@@ -16,7 +16,10 @@ error[OWN201]: `host` is freed a second time
 ```
 
 Related spans in the same file share the frame, in line order; related spans
-in another file get a frame of their own (`::: path:line:col`). Colour is the
+in another file get a frame of their own (`::: path:line:col`). In a notebook
+(`ownlint.notebook`) a cell counts as a file: positions read
+`path:cell 4:1:1`, the gutter numbers the lines of the cell, and related
+spans in another cell get a frame of their own. Colour is the
 console's business: the caller builds a `Console` without colour when output
 is piped or `NO_COLOR` is set.
 
@@ -34,7 +37,7 @@ underline.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -43,7 +46,8 @@ from rich.text import Text
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, Span
 from ownlint.lines import printable, split_lines
-from ownlint.render import error_line, rule_of, severity_of, summary_line, unused_line
+from ownlint.notebook import NotebookIndex
+from ownlint.render import error_line, location, rule_of, severity_of, summary_line, unused_line
 
 TAB = "    "
 _SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow"}
@@ -66,10 +70,10 @@ def render(result: RunResult, console: Console, *, show_unused: bool = False, su
     lines_of = _Lines(result.sources)
     for diagnostic in result.findings:
         # one print per finding: rich's cost is per call, not per character
-        console.print(Text("\n").join(frame(diagnostic, lines_of)), end="\n\n")
+        console.print(Text("\n").join(frame(diagnostic, lines_of, result.notebooks)), end="\n\n")
     if show_unused:
         for unused in result.unused_suppressions:
-            console.print(Text(unused_line(unused), style="yellow"))
+            console.print(Text(unused_line(unused, result.notebooks), style="yellow"))
     if summary:
         console.print(Text(summary_line(result, show_unused=show_unused), style="bold"))
 
@@ -87,28 +91,34 @@ class _Lines(dict[str, list[str]]):
         return lines
 
 
-def frame(diagnostic: Diagnostic, lines_of: dict[str, list[str]]) -> list[Text]:
-    """The lines showing one finding (`lines_of`: the source lines of each file, by path)."""
+def frame(
+    diagnostic: Diagnostic, lines_of: dict[str, list[str]], notebooks: Mapping[str, NotebookIndex] | None = None
+) -> list[Text]:
+    """The lines showing one finding (`lines_of`: the source lines of each file, by path; `notebooks`:
+    `RunResult.notebooks`)."""
+    notebooks = notebooks or {}
     severity = severity_of(diagnostic.code)
     style = _SEVERITY_STYLE.get(severity, "bold red")
+    place = _Place(notebooks)
+    primary = place.of(diagnostic.path, diagnostic.span)
     here = [_Annotation(diagnostic.span, diagnostic.label or "", True)]
-    here += [_Annotation(r.span, r.message, False) for r in diagnostic.related if r.path == diagnostic.path]
-    elsewhere = [r for r in diagnostic.related if r.path != diagnostic.path]
-    width = _gutter_width([diagnostic.span, *(r.span for r in diagnostic.related)])
-    pad = " " * width
+    here += [_Annotation(r.span, r.message, False) for r in diagnostic.related if place.of(r.path, r.span) == primary]
+    elsewhere = [r for r in diagnostic.related if place.of(r.path, r.span) != primary]
+    spans = [(diagnostic.path, diagnostic.span), *((r.path, r.span) for r in diagnostic.related)]
+    pad = " " * max(len(str(place.number(path)(span.line))) for path, span in spans)
 
     header = Text()
     header.append(f"{severity}[{diagnostic.code}]", style=style)
     header.append(f": {printable(diagnostic.message)}", style="bold")
-    out = [header, _location(pad, "-->", diagnostic.path, diagnostic.span)]
-    out += _snippet(pad, lines_of[diagnostic.path], here, style)
+    out = [header, _location(pad, "-->", diagnostic.path, diagnostic.span, notebooks)]
+    out += _snippet(pad, lines_of[diagnostic.path], here, style, place.number(diagnostic.path))
     for related in elsewhere:
-        location = _location(pad, ":::", related.path, related.span)
+        where = _location(pad, ":::", related.path, related.span, notebooks)
         annotation = _Annotation(related.span, related.message, False)
-        snippet = _snippet(pad, lines_of[related.path], [annotation], style)
+        snippet = _snippet(pad, lines_of[related.path], [annotation], style, place.number(related.path))
         if not snippet:
-            location.append(f": {printable(related.message)}")
-        out += [location, *snippet]
+            where.append(f": {printable(related.message)}")
+        out += [where, *snippet]
     out.append(_gutter(pad))
     if diagnostic.help:
         out.append(_note(pad, "help", diagnostic.help))
@@ -124,8 +134,26 @@ def frame(diagnostic: Diagnostic, lines_of: dict[str, list[str]]) -> list[Text]:
     return out
 
 
-def _gutter_width(spans: Iterable[Span]) -> int:
-    return max(len(str(span.line)) for span in spans)
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """What shares a frame: a file, or a cell of a notebook; and how the gutter numbers its lines."""
+
+    notebooks: Mapping[str, NotebookIndex]
+
+    def of(self, path: str, span: Span) -> tuple[str, int]:
+        index = self.notebooks.get(path)
+        return (path, index.cell_of(span.line)[0] if index is not None else 0)
+
+    def number(self, path: str) -> Callable[[int], int]:
+        """The number the gutter shows for a line of `path`: the line in its cell, in a notebook."""
+        index = self.notebooks.get(path)
+        if index is None:
+            return _same
+        return lambda line: index.cell_of(line)[1]
+
+
+def _same(line: int) -> int:
+    return line
 
 
 def _styled(content: str, style: str) -> Text:
@@ -139,9 +167,9 @@ def _gutter(pad: str, number: str = "") -> Text:
     return _styled(f"{number or pad} |", _GUTTER)
 
 
-def _location(pad: str, arrow: str, path: str, span: Span) -> Text:
+def _location(pad: str, arrow: str, path: str, span: Span, notebooks: Mapping[str, NotebookIndex]) -> Text:
     text = _styled(f"{pad}{arrow} ", _GUTTER)
-    text.append(printable(f"{path}:{span.line}:{span.column}"))
+    text.append(printable(location(path, span.line, span.column, notebooks)))
     return text
 
 
@@ -152,7 +180,13 @@ def _note(pad: str, kind: str, message: str) -> Text:
     return text
 
 
-def _snippet(pad: str, lines: list[str], annotations: list[_Annotation], primary_style: str) -> list[Text]:
+def _snippet(
+    pad: str,
+    lines: list[str],
+    annotations: list[_Annotation],
+    primary_style: str,
+    number_of: Callable[[int], int] = _same,
+) -> list[Text]:
     """The source lines the annotations point at, each followed by its underlines; `...` marks a gap."""
     shown = sorted({a.span.line for a in annotations if 1 <= a.span.line <= len(lines)})
     if not shown:
@@ -163,7 +197,7 @@ def _snippet(pad: str, lines: list[str], annotations: list[_Annotation], primary
         if previous is not None and number - previous > 1:
             out.append(_styled("...", _GUTTER))
         source = lines[number - 1]
-        row = _gutter(pad, str(number).rjust(len(pad)))
+        row = _gutter(pad, str(number_of(number)).rjust(len(pad)))
         row.append(f" {_shown(source)}".rstrip())
         out.append(row)
         on_line = [a for a in annotations if a.span.line == number]

@@ -1,0 +1,83 @@
+"""Changed files checked against the whole project (issue 35): `ownlint check FILES`
+and standard input read the project modules those files import, transitively,
+and report the given files' findings only.
+
+The project is a copy of `tests/fixtures/summaries/cross_pkg`: `app.py` calls
+helpers of `ring/alloc.py` that free their argument; `ring/user.py` does too.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import invoke
+
+from ownlint import api, closure
+from ownlint.config import default_config
+
+FIXTURE = Path(__file__).parent / "fixtures" / "summaries" / "cross_pkg"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURE, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+def findings(output: str) -> list[str]:
+    return [line.split(" [")[0] for line in output.splitlines() if ": OWN" in line]
+
+
+def test_a_caller_checked_alone_sees_the_helper_that_frees(project: Path) -> None:
+    result = invoke("check", "--no-cache", "--format", "concise", "app.py")
+    assert findings(result.stdout) == ["app.py:12:5: OWN203", "app.py:18:5: OWN201", "app.py:23:5: OWN201"]
+    assert result.exit_code == 1
+
+
+def test_only_the_given_files_are_reported(project: Path) -> None:
+    # ring/user.py has findings of its own; it is read (app.py imports it) but not reported
+    result = invoke("check", "--no-cache", "--format", "concise", "app.py")
+    assert "ring/user.py" not in result.stdout
+    assert "in 1 file" in result.stdout
+
+
+def test_relative_imports_inside_a_package(project: Path) -> None:
+    result = invoke("check", "--no-cache", "--format", "concise", "ring/user.py")
+    assert findings(result.stdout) == ["ring/user.py:10:5: OWN201", "ring/user.py:15:5: OWN201"]
+
+
+def test_standard_input_is_checked_against_the_project(project: Path) -> None:
+    source = (project / "app.py").read_bytes()
+    result = invoke("check", "--no-cache", "--format", "concise", "--stdin-filename", "app.py", input=source)
+    assert findings(result.stdout) == ["app.py:12:5: OWN203", "app.py:18:5: OWN201", "app.py:23:5: OWN201"]
+
+
+def test_a_module_nobody_imports_is_not_read(project: Path) -> None:
+    (project / "broken.py").write_bytes(b"\xff\xfe not UTF-8, and nobody imports it\n")
+    result = invoke("check", "--no-cache", "--format", "concise", "app.py")
+    assert "broken.py" not in result.stdout + result.stderr
+    assert len(findings(result.stdout)) == 3
+
+
+def test_the_closure_follows_imports_transitively(project: Path) -> None:
+    config = default_config(project)
+    found = closure.imported_files([project / "app.py"], config)
+    assert sorted(p.relative_to(project).as_posix() for p in found) == [
+        "ring/__init__.py",
+        "ring/alloc.py",
+        "ring/user.py",
+    ]
+    # user.py imports only its package's alloc (relatively)
+    found = closure.imported_files([project / "ring" / "user.py"], config)
+    assert sorted(p.relative_to(project).as_posix() for p in found) == ["ring/__init__.py", "ring/alloc.py"]
+
+
+def test_the_api_reports_the_given_files_only(project: Path) -> None:
+    result = api.check_paths([Path("app.py")], default_config(project))
+    assert {f.path for f in result.findings} == {"app.py"}
+    assert result.files == ["app.py"]
+    assert set(result.sources) == {"app.py"}

@@ -211,7 +211,7 @@ def test_a_crash_of_ownlint_itself_exits_2_with_one_line(tmp_path: Path) -> None
     prelude = (
         "from ownlint import commands\n"
         "def broken(*args, **kwargs):\n    raise RuntimeError('renderer broke')\n"
-        "commands._print = broken\n"
+        "commands.print_report = broken\n"
     )
     done = run_main(tmp_path, prelude, ["check", "--no-cache", "ok.py"])
     assert done.returncode == 2

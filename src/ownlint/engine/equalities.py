@@ -30,6 +30,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.state import PathState
 
 _NAMED = {"None": "None", "True": "1", "False": "0"}  # True == 1, False == 0
 _EQ = " == "
@@ -141,3 +142,19 @@ def forget(conds: dict[str, bool], name: str) -> None:
     """Drops what `conds` says of `name` compared with constants (it was rebound)."""
     for key in [k for k in conds if k.startswith(name + _EQ) or k.startswith(name + _IN)]:
         del conds[key]
+
+
+def assume(test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:
+    """`st` where `test`, if a comparison of a local with constants, came out `want`; None where the
+    path's earlier comparisons of that local rule it out. Any other test: `st` as it is."""
+    compared = comparison(test, st.env)
+    if compared is None:
+        return st
+    name, constants, positive = compared
+    holds = want == positive  # whether `name in constants`
+    known = decide(st.conds, name, constants)
+    if known is not None:
+        return st if known == holds else None
+    s = st.copy()
+    s.conds[fact(name, constants)] = holds
+    return s

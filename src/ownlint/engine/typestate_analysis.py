@@ -248,27 +248,10 @@ class FunctionAnalysis:
         for st in states:
             s = status.assume(st.last, want, st) if type(st.last) is Status else self.assume(e.test, want, st)
             if s is not None and type(st.last) is Status:
-                s = self.assume_equality(e.test, want, s)  # a status compared with constants is a local too
+                s = equalities.assume(e.test, want, s)  # a status compared with constants is a local too
             if s is not None:
                 kept.append(s)
         return StateSet.of(kept) if kept else None
-
-    def assume_equality(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:
-        """`st` where a comparison of a local with constants came out `want` (equalities.py);
-        None where the path's earlier comparisons of that local rule it out."""
-        if type(test) is cst.NamedExpr:
-            return st
-        compared = equalities.comparison(test, st.env)
-        if compared is None:
-            return st
-        name, constants, positive = compared
-        holds = want == positive  # whether `name in constants`
-        known = equalities.decide(st.conds, name, constants)
-        if known is not None:
-            return st if known == holds else None
-        s = st.copy()
-        s.conds[equalities.fact(name, constants)] = holds
-        return s
 
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:
         key: str | None = None
@@ -297,7 +280,7 @@ class FunctionAnalysis:
             if known_none is not None:
                 return st if known_none == truth else None
         if key is None:
-            return self.assume_equality(test, want, st)
+            return equalities.assume(test, want, st)
         known = st.conds.get(key)
         if known is not None:
             return st if known == truth else None

@@ -240,7 +240,12 @@ def test_ctrl_c_during_a_run_exits_130_and_leaves_no_worker(tmp_path: Path) -> N
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.0)  # discovery is done, the workers are at it
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 60
+    while process.poll() is None and not children.read_text().split():  # until its workers are started
+        assert time.monotonic() < deadline, "no worker started in a minute"
+        time.sleep(0.01)
+    assert process.poll() is None, "the run ended before it could be interrupted: make the tree larger"
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr

@@ -54,7 +54,18 @@ def finding(diagnostic: Diagnostic) -> dict[str, Any]:
             for r in diagnostic.related
         ],
         "fix": _fix(diagnostic.fix),
+        **_reference(diagnostic),
     }
+
+
+def _reference(diagnostic: Diagnostic) -> dict[str, str]:
+    """`reference` and `reference_url` (the API of the call involved, and its page), where known."""
+    out = {}
+    if diagnostic.reference:
+        out["reference"] = escape_undecodable(diagnostic.reference)
+    if diagnostic.reference_url:
+        out["reference_url"] = diagnostic.reference_url
+    return out
 
 
 def _fix(fix: Fix | None) -> dict[str, Any] | None:

@@ -135,8 +135,13 @@ def _result(diagnostic: Diagnostic, index: dict[str, int], fingerprint: str) -> 
         ]
     out["codeFlows"] = [_code_flow(diagnostic)]
     out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
+    properties = {}
     if diagnostic.reference:  # where the API of the call involved is specified
-        out["properties"] = {"reference": diagnostic.reference}
+        properties["reference"] = escape_undecodable(diagnostic.reference)
+    if diagnostic.reference_url:  # and the page documenting it
+        properties["referenceUrl"] = diagnostic.reference_url
+    if properties:
+        out["properties"] = properties
     if diagnostic.fix is not None:
         out["fixes"] = [_fix(diagnostic.path, diagnostic.fix)]
     return out

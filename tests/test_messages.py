@@ -70,3 +70,32 @@ def test_a_dead_torch_tensor_is_named_by_its_model() -> None:
 def test_sycl_findings_keep_the_sycl_words() -> None:
     finding = finding_on(FIXTURES / "sycl" / "05_own204_free_while_owner_alive.py", "OWN204", OWN204_SYCL_LINE)
     assert "SYCL context built on it is still alive" in finding.message, finding.message
+
+
+TORCH_POINTER_FREED = """\
+import torch
+from cuda.bindings import runtime
+
+
+def f():
+    t = torch.zeros(10, device="cuda")
+    p = t.data_ptr()
+    runtime.cudaFree(p)
+    return t
+"""
+
+
+def test_a_pointer_lent_by_a_torch_tensor_is_freed() -> None:
+    result = api.check_source(TORCH_POINTER_FREED, "m.py", default_config())
+    [finding] = [d for d in result.findings if d.code == "OWN202"]
+    assert finding.message == "`p` belongs to the torch tensor it came from and must not be freed by the application"
+    assert finding.help == "let the torch tensor release it"
+
+
+def test_a_handle_transferred_to_sycl_keeps_the_advice_to_adopt_it_with_keep() -> None:
+    finding = finding_on(FIXTURES / "sycl" / "04_own202_free_of_runtime_owned.py", "OWN202", 39)
+    assert finding.message == "`hctx` belongs to the SYCL context it came from and must not be freed by the application"
+    assert finding.help == (
+        "let the SYCL context release it, or adopt it without giving up its ownership (`keep`) "
+        "and free it after the SYCL context is gone"
+    )

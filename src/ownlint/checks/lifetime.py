@@ -38,7 +38,8 @@ class LifetimeChecker(Checker):
         if kind == FREED or (e.state.at_death and kind not in (TRANSFERRED, BORROWED)):
             out.report("OWN201", e.node, e.spelled, via(e), inside(e, "freed again here"), obj=e.obj)
         elif kind in (TRANSFERRED, BORROWED):
-            out.report("OWN202", e.node, e.spelled, via(e), inside(e, "freed here"), obj=e.obj)
+            taken = (("transferred", "yes"),) if kind == TRANSFERRED else ()
+            out.report("OWN202", e.node, e.spelled, via(e) + owner(e) + taken, inside(e, "freed here"), obj=e.obj)
         elif e.owner_referenced:
             out.report("OWN204", e.node, e.spelled, via(e) + owner(e), inside(e, "freed here"), obj=e.obj)
 

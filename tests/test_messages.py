@@ -99,3 +99,16 @@ def test_a_handle_transferred_to_sycl_keeps_the_advice_to_adopt_it_with_keep() -
         "let the SYCL context release it, or adopt it without giving up its ownership (`keep`) "
         "and free it after the SYCL context is gone"
     )
+
+
+def test_the_call_that_joins_two_files_is_in_the_story() -> None:
+    """A helper in another module frees, the caller frees again: the frame
+    shows the call in the caller's file as well as the free in the helper's."""
+    package = FIXTURES / "summaries" / "cross_pkg"
+    result = api.check_paths([package], default_config())
+    [finding] = [d for d in result.findings if d.code == "OWN201" and d.path.endswith("app.py") and d.span.line == 23]
+    story = [(Path(r.path).name, r.span.line, r.message) for r in finding.related]
+    assert story == [
+        ("app.py", 22, "freed inside `drop` here"),
+        ("alloc.py", 10, "first freed here, inside `drop`"),
+    ]

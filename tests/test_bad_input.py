@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import libcst as cst
 import pytest
 from click.testing import CliRunner
 
@@ -441,6 +443,12 @@ def test_own001_points_at_the_line_python_reports(name: str, tmp_path: Path, mon
     assert python.value.lineno == line
     result = api.check_source(source, f"{name}.py", default_config())
     assert [(f.code, f.span.line) for f in result.findings] == [("OWN001", line)]
+    # at the parser's column, and the message quotes no other position (it said
+    # "cannot parse: parser error: error at 5:4: ..." at column 1 of line 4)
+    [finding] = result.findings
+    assert finding.span.column == python.value.offset
+    assert not re.search(r"\d+:\d+", finding.message), finding.message
+    assert finding.message == f"cannot parse: {python.value.msg}"  # what the interpreter would say
 
 
 # Characters `str.splitlines` breaks at but Python does not (inside a string or a comment they are legal)
@@ -540,3 +548,17 @@ def test_checked_code_with_invalid_escape_prints_no_warning(tmp_path: Path) -> N
     assert proc.returncode == 1, proc.stderr
     assert {(f["path"], f["line"]) for f in json.loads(proc.stdout)["findings"]} == {("escape.py", 7)}
     assert "invalid escape sequence" not in proc.stderr, proc.stderr
+
+
+def test_own001_where_only_libcst_rejects_the_file_is_at_its_parser_s_position() -> None:
+    """Syntax the interpreter accepts and libcst does not (newer grammar): the
+    position libcst's native parser names, without quoting it in the message."""
+    from ownlint.engine.project import _syntax_error
+
+    valid = "x = 1\ny = 2\nz = 3\nw = 44\n"  # CPython accepts it: libcst's error (made here) decides
+    exc = cst.ParserSyntaxError(
+        "parser error: error at 4:5: expected one of ,, ]", lines=valid.splitlines(True), raw_line=4, raw_column=0
+    )
+    assert _syntax_error(valid, exc) == (4, 6, "expected one of ,, ]")
+    plain = cst.ParserSyntaxError("tokenizer error: unmatched ')'", lines=[], raw_line=2, raw_column=3)
+    assert _syntax_error(valid, plain) == (2, 4, "tokenizer error: unmatched ')'")

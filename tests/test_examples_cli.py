@@ -63,6 +63,12 @@ def test_the_readme_command_shows_the_double_frees() -> None:
     assert result.stdout.rstrip().endswith("Found 4 findings (4 errors) in 2 files.")
 
 
+CU_MEM_FREE_URL = (
+    "https://nvidia.github.io/cuda-python/cuda-bindings/latest/module/driver.html#cuda.bindings.driver.cuMemFree"
+)
+LEVEL_ZERO_URL = "https://oneapi-src.github.io/level-zero-spec/level-zero/latest/core/api.html"
+
+
 def test_the_note_names_the_api_of_the_call_involved() -> None:
     """A CUDA finding's note is its model's reference and the release call; Level Zero keeps the rule's."""
     result = run("check", "--no-cache", "examples/")
@@ -72,17 +78,29 @@ def test_the_note_names_the_api_of_the_call_involved() -> None:
     assert len(cuda) == 2 and len(level_zero) == 2, result.stdout
     for block in cuda:
         assert "= note: see CUDA Driver API: `cuMemFree`." in block
+        assert f"= note: the API's documentation: {CU_MEM_FREE_URL}\n" in block
         assert "Level Zero" not in block
     for block in level_zero:
         assert "= note: see Level Zero specification: `zeMemFree`, `ze*Destroy`." in block
+        assert f"= note: the API's documentation: {LEVEL_ZERO_URL}\n" in block
     sarif = json.loads(run("check", "--no-cache", "--format", "sarif", "examples/").stdout)
     references = {
-        (r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r.get("properties", {}).get("reference"))
+        (
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r.get("properties", {}).get("reference"),
+            r.get("properties", {}).get("referenceUrl"),
+        )
         for r in sarif["runs"][0]["results"]
     }
     assert references == {
-        ("examples/cuda_round_trip.py", "CUDA Driver API: `cuMemFree`"),
-        ("examples/double_free.py", None),
+        ("examples/cuda_round_trip.py", "CUDA Driver API: `cuMemFree`", CU_MEM_FREE_URL),
+        ("examples/double_free.py", None, LEVEL_ZERO_URL),
+    }
+    shown = json.loads(run("check", "--no-cache", "--format", "json", "examples/").stdout)
+    urls = {(f["path"], f.get("reference"), f.get("reference_url")) for f in shown["findings"]}
+    assert urls == {
+        ("examples/cuda_round_trip.py", "CUDA Driver API: `cuMemFree`", CU_MEM_FREE_URL),
+        ("examples/double_free.py", None, LEVEL_ZERO_URL),
     }
 
 

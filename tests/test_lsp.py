@@ -81,7 +81,11 @@ async def test_diagnostic_on_open_with_code_line_and_related(client: LanguageCli
     assert diagnostic.range.start == lsp.Position(line=SECOND_FREE, character=4)
     assert diagnostic.range.end == lsp.Position(line=SECOND_FREE, character=25)
     assert diagnostic.code_description is not None
-    assert diagnostic.code_description.href == "https://cwe.mitre.org/data/definitions/415.html"
+    # the page of the call's API, from the Level Zero model's `reference-url`
+    assert (
+        diagnostic.code_description.href
+        == "https://oneapi-src.github.io/level-zero-spec/level-zero/latest/core/api.html"
+    )
     related = diagnostic.related_information or []
     assert [(r.location.uri, r.location.range.start.line, r.message) for r in related] == [
         ((tmp_path / "alloc.py").as_uri(), 7, "memory allocated here"),

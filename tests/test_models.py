@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ownlint.engine.models import ModelError, builtin_model_dir, load_models
+from ownlint.inputs import parse_toml
 
 USER_MODEL = """
 [model]
@@ -36,6 +37,24 @@ def work(n):
     mylib.release(p)
     mylib.release(p)
 """
+
+
+def test_every_builtin_model_links_its_api_documentation() -> None:
+    """Each bundled model names the page of its API's documentation (issue 35:
+    a reference is a link anyone can open), an https address with at most one
+    `{name}`, which the call's last name fills."""
+    models = load_models()
+    names = {parse_toml(p.read_bytes())["model"]["name"] for p in models.files}
+    assert set(models.reference_urls) == names
+    assert all(url.startswith("https://") for url in models.reference_urls.values())
+    assert models.reference_url_of("cuda.bindings.driver.cuMemFree") == (
+        "https://nvidia.github.io/cuda-python/cuda-bindings/latest/module/driver.html#cuda.bindings.driver.cuMemFree"
+    )
+    assert models.reference_url_of("cupy.cuda.runtime.free") == (
+        "https://docs.cupy.dev/en/stable/reference/generated/cupy.cuda.runtime.free.html"
+    )
+    assert models.reference_url_of("ze.zeMemFree") is not None
+    assert models.reference_url_of("print") is None  # not a call any model creates or releases with
 
 
 def test_every_builtin_model_loads() -> None:
@@ -72,6 +91,20 @@ def test_every_builtin_model_loads() -> None:
             "[[submit]][0].arguments: must be a list of integers",
         ),
         ("[model]\nname = 'x'\n[async]\nwait-method = ['wait']\n", "[async].wait-method: unknown key"),
+        (
+            "[model]\nname = 'x'\nreference-url = 'http://example.org/{name}'\n",
+            "[model].reference-url: must start with https://",
+        ),
+        (
+            "[model]\nname = 'x'\nreference-url = 'https://example.org/{name}#{name}'\n",
+            "[model].reference-url: at most one `{name}`",
+        ),
+        (
+            "[model]\nname = 'x'\nreference-url = 'https://example.org/{call}'\n",
+            "[model].reference-url: at most one `{name}`",
+        ),
+        ("[model]\nname = 'x'\nreference-url = 'https://exa mple.org/'\n", "[model].reference-url: not a URL"),
+        ("[model]\nname = 'x'\nreference-url = 3\n", "[model].reference-url: must be a str"),
     ],
 )
 def test_a_bad_model_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:

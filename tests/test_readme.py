@@ -31,8 +31,10 @@ def test_rule_documents_are_generated() -> None:
 
 def test_no_address_of_a_repository_that_does_not_exist() -> None:
     # there is no public repository yet (issue 35): nothing a user reads or a tool uploads names one
-    src = README.parent / "src" / "ownlint"
-    for path in [*src.rglob("*.py"), README.parent / "docs" / "rules.md"]:
+    root = README.parent
+    shipped = [*(root / "src" / "ownlint").rglob("*.py"), *(root / "rules").glob("*"), root / "docs" / "rules.md"]
+    assert any(path.suffix == ".toml" for path in shipped)
+    for path in shipped:
         assert "github.com/ownlint" not in path.read_text(encoding="utf-8"), path
 
 

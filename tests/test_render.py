@@ -11,8 +11,10 @@ from rich.console import Console
 from ownlint import registry, render
 from ownlint.api import RunResult
 from ownlint.diagnostics import Diagnostic, Edit, FileError, Fix, Related, Span
+from ownlint.lines import split_lines
+from ownlint.lsp import Positions, to_lsp_diagnostic
 from ownlint.registry import Rule
-from ownlint.render import concise, json_, statistics, text
+from ownlint.render import concise, json_, sarif, statistics, text
 from ownlint.suppress import UnusedSuppression
 
 SOURCE = """\
@@ -93,6 +95,39 @@ def test_text_note_prefers_the_reference_of_the_api() -> None:
     shown = plain_text(result(cuda))
     assert "  = note: see CUDA Driver API: `cuMemFree`.\n" in shown
     assert "Level Zero" not in shown
+
+
+CU_MEM_FREE_URL = (
+    "https://nvidia.github.io/cuda-python/cuda-bindings/latest/module/driver.html#cuda.bindings.driver.cuMemFree"
+)
+
+
+def test_the_page_of_the_api_is_linked_in_every_format() -> None:
+    """A finding whose call's model gives the address of its documentation
+    links it: a note of the text output, JSON's `reference_url`, SARIF's
+    `properties.referenceUrl`, the language server's `codeDescription`; a
+    finding without one keeps the rule's weakness page in the editor."""
+    cuda = Diagnostic(
+        code="OWN201",
+        path="pkg/a.py",
+        span=Span(5, 5, 5, 22),
+        message="`p` is freed a second time",
+        reference="CUDA Driver API: `cuMemFree`",
+        reference_url=CU_MEM_FREE_URL,
+    )
+    shown = plain_text(result(cuda))
+    assert f"  = note: the API's documentation: {CU_MEM_FREE_URL}\n" in shown
+    [finding] = json.loads(json_.render(result(cuda)))["findings"]
+    assert (finding["reference"], finding["reference_url"]) == ("CUDA Driver API: `cuMemFree`", CU_MEM_FREE_URL)
+    [plain] = json.loads(json_.render(result(DOUBLE_FREE)))["findings"]
+    assert "reference_url" not in plain and "reference" not in plain
+    [scanned] = json.loads(sarif.render(result(cuda)))["runs"][0]["results"]
+    assert scanned["properties"] == {"reference": "CUDA Driver API: `cuMemFree`", "referenceUrl": CU_MEM_FREE_URL}
+    positions = Positions(split_lines(SOURCE), "utf-16")
+    editor = to_lsp_diagnostic(cuda, positions, "pkg/a.py")
+    assert editor.code_description is not None and editor.code_description.href == CU_MEM_FREE_URL
+    weakness = to_lsp_diagnostic(DOUBLE_FREE, positions, "pkg/a.py").code_description
+    assert weakness is not None and weakness.href == "https://cwe.mitre.org/data/definitions/415.html"
 
 
 def test_text_splits_only_the_files_it_shows() -> None:

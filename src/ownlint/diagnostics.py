@@ -58,6 +58,7 @@ class Diagnostic:
     help: str | None = None
     label: str | None = None  # the short label under the primary span
     reference: str | None = None  # where the API of the call involved is specified (its model's `reference`)
+    reference_url: str | None = None  # the page documenting that call (its model's `reference-url`)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.span.line, self.span.column, self.code)
@@ -103,6 +104,7 @@ def report_to_dict(report: FileReport) -> dict[str, object]:
             "help": d.help,
             "label": d.label,
             "reference": d.reference,
+            "reference_url": d.reference_url,
         }
 
     return {
@@ -135,6 +137,7 @@ def report_from_dict(data: dict) -> FileReport:  # type: ignore[type-arg]
             help=d["help"],
             label=d["label"],
             reference=d.get("reference"),
+            reference_url=d.get("reference_url"),
         )
 
     return FileReport(

@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 
 from ownlint.diagnostics import Diagnostic, Edit, Span
 from ownlint.lines import printable
-from ownlint.registry import all_rules
+from ownlint.registry import Rule, all_rules
 from ownlint.suppress import suppression_edit
 
 SOURCE = "ownlint"
@@ -87,7 +87,7 @@ def to_lsp_diagnostic(diagnostic: Diagnostic, positions: Positions, document_pat
         data={"help": printable(diagnostic.help)} if diagnostic.help else None,
         severity=severity,
         code=diagnostic.code,
-        code_description=lsp.CodeDescription(href=rule.help_uri) if rule is not None and rule.help_uri else None,
+        code_description=_code_description(diagnostic, rule),
         source=SOURCE,
         related_information=related or None,
     )
@@ -107,6 +107,13 @@ def finding_hover(findings: Sequence[Diagnostic]) -> str:
             part += ["", f"[{finding.code} documentation]({rule.help_uri})"]
         parts.append("\n".join(part))
     return "\n\n---\n\n".join(parts)
+
+
+def _code_description(diagnostic: Diagnostic, rule: Rule | None) -> lsp.CodeDescription | None:
+    """The page the editor links from the code: the documentation of the call
+    involved where its model gives one, else the rule's weakness."""
+    href = diagnostic.reference_url or (rule.help_uri if rule is not None else None)
+    return lsp.CodeDescription(href=href) if href else None
 
 
 def _plain_range(span: Span) -> lsp.Range:

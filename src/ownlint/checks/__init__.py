@@ -82,4 +82,5 @@ def to_diagnostic(v: Violation) -> Diagnostic:
         help=help_text,
         label=label,
         reference=v.fact("reference") or None,
+        reference_url=v.fact("reference_url") or None,
     )

@@ -8,7 +8,7 @@ RULE = Rule(
     code="OWN102",
     name="dangling-handle",
     severity="error",
-    summary="A native handle is used (or returned) after the SYCL or dpctl object that owned it died.",
+    summary="A native handle or pointer is used (or returned) after the object that owned it died (a SYCL or dpctl object, a torch tensor, a CuPy or numba array).",
     what_it_does="""
 Reports a use of a handle whose owner is dead on some path: a handle
 transferred to a `make_*` object, a `get_native(obj)` result where `obj` was
@@ -87,7 +87,7 @@ def describe(v: Violation) -> tuple[str, str, str]:
     return (
         f"`{h}` dangles: the object that owned it is dead{via_suffix(v)}",
         "used here after its owner died",
-        "keep the owning SYCL/dpctl object alive for as long as its native handle is used",
+        f"keep the {v.fact('owner', 'object')} that owns it alive for as long as its native handle is used",
     )
 
 

@@ -126,8 +126,9 @@ def describe(v: Violation) -> tuple[str, str, str]:
 
 
 def story_label(label: str) -> str:
-    """The release that comes before the reported one is the first of two."""
-    return "first freed here" if label == "freed here" else label
+    """The release that comes before the reported one is the first of two
+    (also one inside a helper: "freed here, inside `release`")."""
+    return "first " + label if label == "freed here" or label.startswith("freed here, inside ") else label
 
 
 CHECK = Check(RULE, describe, story_label=story_label)

@@ -8,7 +8,7 @@ RULE = Rule(
     code="OWN202",
     name="free-of-runtime-owned",
     severity="error",
-    summary="The application destroys or frees a handle the SYCL runtime owns.",
+    summary="The application frees a handle or pointer an object owns (given to a SYCL object, or lent by one or by a torch tensor, a CuPy or numba array).",
     what_it_does="""
 Reports a destroy/free (`ze*Destroy`, `zeMemFree`, a model's release) of a
 handle that was transferred to a `make_*` object, or that came from
@@ -65,10 +65,15 @@ def wrap(hctx, hdev, ctx, nbytes):
 
 def describe(v: Violation) -> tuple[str, str, str]:
     h = v.handle or "the handle"
+    # the owner as its model names it (`owner-kind`: "torch tensor", "SYCL context")
+    owner = f"the {v.fact('owner', 'object')}"
+    advice = f"let {owner} release it"
+    if v.fact("transferred"):  # the application gave it away when it built the owner
+        advice += f", or adopt it without giving up its ownership (`keep`) and free it after {owner} is gone"
     return (
-        f"`{h}` is owned by the SYCL runtime and must not be freed by the application{via_suffix(v)}",
+        f"`{h}` belongs to {owner} it came from and must not be freed by the application{via_suffix(v)}",
         "freed here",
-        "let the SYCL object release it, or adopt it with `ownership=keep` and free it after the object is gone",
+        advice,
     )
 
 

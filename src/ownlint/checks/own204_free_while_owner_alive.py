@@ -8,7 +8,7 @@ RULE = Rule(
     code="OWN204",
     name="free-while-owner-alive",
     severity="error",
-    summary="A handle adopted with `keep` is destroyed while the SYCL object built on it still lives.",
+    summary="A handle is freed while an object built on it that does not own it (SYCL `keep`, CuPy `UnownedMemory`) still lives.",
     what_it_does="""
 Reports a destroy/free of a handle adopted with ownership `keep` while a
 local reference (or `self.x` in the same method) to the SYCL object built
@@ -86,16 +86,12 @@ and then deleted may or may not be alive: no finding.
 
 def describe(v: Violation) -> tuple[str, str, str]:
     h = v.handle or "the handle"
-    if v.fact("reference"):  # a model that names its API (CUDA: CuPy's UnownedMemory): not SYCL
-        return (
-            f"`{h}` is freed while the object that views it (adopted with `keep`) is still alive{via_suffix(v)}",
-            "freed here",
-            "delete the object built on it (`del obj`) before freeing the handle",
-        )
+    # the owner as its model names it (`owner-kind`: "CuPy memory", "SYCL context")
+    built = f"the {v.fact('owner', 'object')} built on it"
     return (
-        f"`{h}` is destroyed while the SYCL object that uses it (adopted with `keep`) is still alive{via_suffix(v)}",
-        "destroyed here",
-        "delete the SYCL object (`del obj`) before destroying the native handle",
+        f"`{h}` is freed while {built} is still alive{via_suffix(v)}",
+        "freed here",
+        f"delete {built} (`del obj`) before freeing the handle",
     )
 
 

@@ -275,6 +275,8 @@ class ModelSet:
     release_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # where a model's API is specified (`[model] reference`), by model name
     references: dict[str, str] = field(default_factory=dict)
+    # the address of its documentation (`[model] reference-url`; `{name}`: the call's last name), by model name
+    reference_urls: dict[str, str] = field(default_factory=dict)
     # the kinds of address mappings (`[[map]] address`) each call ends, by its last name
     ended_by: dict[str, set[str]] = field(default_factory=dict)
 
@@ -287,12 +289,23 @@ class ModelSet:
 
     def reference_of(self, qualified: str) -> str | None:
         """Where the API of the callee `qualified` is specified, if its model says so."""
+        return next((self.references[n] for n in self._models_of(qualified) if n in self.references), None)
+
+    def reference_url_of(self, qualified: str) -> str | None:
+        """The page documenting the callee `qualified`, if its model gives one
+        (`{name}` in the model's address is the callee's last name)."""
+        urls = self.reference_urls
+        url = next((urls[n] for n in self._models_of(qualified) if n in urls), None)
+        return url.replace("{name}", qualified.rpartition(".")[2]) if url is not None else None
+
+    def _models_of(self, qualified: str) -> list[str]:
+        """The models that create, release, adopt, lend or map with the callee `qualified`."""
         cm = self.call(qualified)
         if cm is None:
-            return None
+            return []
         named = [c.model for c in cm.creates]
         named += [m.model for m in (cm.release, cm.adopt, cm.borrow, cm.address_map, cm.unmap) if m is not None]
-        return next((self.references[n] for n in named if n in self.references), None)
+        return named
 
     def is_inspection(self, qualified: str) -> bool:
         if qualified in self.inspect or qualified.startswith(self.inspect_prefixes):

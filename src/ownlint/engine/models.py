@@ -74,6 +74,17 @@ def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> Non
     )
 
 
+def _check_reference_url(meta: TableReader, url: str) -> None:
+    """`reference-url`: an https address, with at most one `{name}` (the call's last name)."""
+    if not url.startswith("https://"):
+        meta.fail("reference-url", "must start with https://")
+    if any(c.isspace() or not c.isprintable() for c in url) or len(url) <= len("https://"):
+        meta.fail("reference-url", "not a URL")
+    rest = url.replace("{name}", "", 1)
+    if "{" in rest or "}" in rest:
+        meta.fail("reference-url", "at most one `{name}`, and no other braces")
+
+
 def _load_file(path: Path, models: ModelSet) -> None:
     try:
         data = parse_toml(read_regular(path, MAX_MODEL_BYTES))
@@ -86,6 +97,10 @@ def _load_file(path: Path, models: ModelSet) -> None:
     reference = meta.get("reference", str)
     if reference is not None:
         models.references[name] = reference
+    url = meta.get("reference-url", str)
+    if url is not None:
+        _check_reference_url(meta, url)
+        models.reference_urls[name] = url
     matching = meta.get("match", str, "last-name")
     if matching not in ("last-name", "qualified"):
         meta.fail("match", "must be 'last-name' or 'qualified'")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
+import re
 import warnings
 from collections.abc import Iterator
 
@@ -33,6 +34,7 @@ from ownlint.engine.state import Step
 from ownlint.engine.typestate import RawViolation, Unit
 from ownlint.engine.violations import StoryStep, Violation, ViolationSink
 from ownlint.engine.whole_program import Project
+from ownlint.lines import split_lines
 
 
 def module_name_for(path: str) -> str:
@@ -238,17 +240,46 @@ def _analyze_project(
     return reports
 
 
-def _python_syntax_line(source: str) -> int | None:
-    """The line CPython reports for a syntax error (libcst's points at a later token)."""
+def _python_syntax_error(source: str) -> tuple[int, int, str] | None:
+    """Where CPython's parser stops (1-based line and column) and why, if it
+    rejects `source` (libcst's error often points at a later token, at column 0)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compile(source, "<ownlint>", "exec", ast.PyCF_ONLY_AST)
     except SyntaxError as error:
-        return error.lineno
+        if error.lineno is None:
+            return None
+        return error.lineno, error.offset or 1, (error.msg or "invalid syntax").splitlines()[0]
     except (ValueError, RecursionError, MemoryError):
         return None
     return None
+
+
+# the position libcst's native parser writes into its message ("parser error: error at 5:4: expected ...")
+_AT_POSITION = re.compile(r"(?:parser error: )?error at (\d+):(\d+): ")
+
+
+def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, str]:
+    """Where the parser stops (1-based line and column) and why, in one line that
+    quotes no position of its own: CPython's verdict where it rejects the file
+    too (the interpreter's words, at its position), else libcst's, at the
+    position its native parser names in its message, else at libcst's own."""
+    python = _python_syntax_error(source)
+    if python is not None:
+        line, column, reason = python
+    else:
+        reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
+        quoted = _AT_POSITION.search(reason)
+        reason = _AT_POSITION.sub("", reason, count=1) or "invalid syntax"
+        if quoted is not None:
+            line, column = int(quoted.group(1)), int(quoted.group(2)) + 1
+        else:
+            line, column = exc.raw_line, exc.raw_column + 1
+    lines = split_lines(source) or [""]
+    line = min(max(1, line), len(lines))
+    column = min(max(1, column), len(lines[line - 1]) + 1)
+    return line, column, reason
 
 
 def _load(
@@ -271,10 +302,7 @@ def _load(
         else:
             module, pieces, tree = parse(f.source), (), None
     except cst.ParserSyntaxError as exc:
-        python_line = _python_syntax_line(f.source)
-        line = max(1, python_line if python_line is not None else exc.raw_line)
-        col = exc.raw_column + 1 if python_line in (None, exc.raw_line) else 1
-        reason = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
+        line, col, reason = _syntax_error(f.source, exc)
         found: list[Violation] = []
         event = Unparsable(f.path, line, col, reason, found)
         for handler in subscribers(options.checkers)["unparsable"]:

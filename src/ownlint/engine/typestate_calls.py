@@ -333,6 +333,9 @@ class CallEval(EvalBase):
             step = Step(where.unit, where.node, label, where.stmt)
             if obj.on_entry:
                 hs = hs.with_first("free", step)
+            if via is not None and where.unit != self.fa.unit.index:
+                # the free is in another file: the story shows the call here that leads to it
+                hs = hs.with_step(FREED, self.fa.step_of(node, f"freed inside `{via.name}` here"))
             self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
 
     def create_result(self, node: cst.Call, kind: str, index: int) -> Obj:

@@ -80,20 +80,28 @@ class _Eval(
             self.st.heap[obj] = hs.mark_reported()
             story = hs.story + story
         if self.fa.violations is not None:
-            if self.models.references:
+            if self.models.references or self.models.reference_urls:
                 facts = self._with_reference(node, story, facts)
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
             self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=self.fa.at))
 
     def _with_reference(self, node: cst.CSTNode, story: tuple[Step, ...], facts: Facts) -> Facts:
-        """`facts` and where the API of the call involved is specified: the finding's
-        call, else the latest call of the story in this file whose model names it."""
+        """`facts` and where the API of the call involved is specified, and the page
+        documenting it: the finding's call, else the latest call of the story in
+        this file whose model names either."""
         unit = self.fa.unit.index
+        models = self.models
         for at in (node, *(s.node for s in reversed(story) if s.unit == unit)):
             qualified = self.fa.names.qualify(at.func) if type(at) is cst.Call else None
-            reference = self.models.reference_of(qualified) if qualified is not None else None
+            if qualified is None:
+                continue
+            reference, url = models.reference_of(qualified), models.reference_url_of(qualified)
             if reference is not None:
-                return (*facts, ("reference", f"{reference}: `{qualified.rpartition('.')[2]}`"))  # type: ignore[union-attr]
+                facts = (*facts, ("reference", f"{reference}: `{qualified.rpartition('.')[2]}`"))
+            if url is not None:
+                facts = (*facts, ("reference_url", url))
+            if reference is not None or url is not None:
+                return facts
         return facts
 
     # -- expressions ---------------------------------------------------------

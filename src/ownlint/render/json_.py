@@ -65,6 +65,7 @@ def finding(diagnostic: Diagnostic, notebooks: Mapping[str, NotebookIndex] | Non
             for r in diagnostic.related
         ],
         "fix": _fix(diagnostic.fix),
+        **_reference(diagnostic),
     }
 
 
@@ -79,6 +80,16 @@ def _cell_lines(index: NotebookIndex | None, line: int, end_line: int | None = N
     if end_line is not None:
         end_cell, end_in_cell = index.cell_of(end_line)
         out["cell_end_line"] = end_in_cell if end_cell == cell else in_cell + (end_line - line)
+    return out
+
+
+def _reference(diagnostic: Diagnostic) -> dict[str, str]:
+    """`reference` and `reference_url` (the API of the call involved, and its page), where known."""
+    out = {}
+    if diagnostic.reference:
+        out["reference"] = escape_undecodable(diagnostic.reference)
+    if diagnostic.reference_url:
+        out["reference_url"] = diagnostic.reference_url
     return out
 
 

@@ -153,7 +153,9 @@ def _result(
     out["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
     properties: dict[str, Any] = dict(cell)
     if diagnostic.reference:  # where the API of the call involved is specified
-        properties["reference"] = diagnostic.reference
+        properties["reference"] = escape_undecodable(diagnostic.reference)
+    if diagnostic.reference_url:  # and the page documenting it
+        properties["referenceUrl"] = diagnostic.reference_url
     if properties:
         out["properties"] = properties
     if diagnostic.fix is not None:

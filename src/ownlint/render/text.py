@@ -130,6 +130,8 @@ def frame(
         out.append(_note(pad, "note", f"see {diagnostic.reference}."))
     elif rule is not None and rule.references.strip():  # written over several lines: one line here
         out.append(_note(pad, "note", f"see {' '.join(rule.references.split())}"))
+    if diagnostic.reference_url:  # a line of its own, nothing after it: terminals make it a link
+        out.append(_note(pad, "note", f"the API's documentation: {diagnostic.reference_url}"))
     out.append(_note(pad, "note", f"`ownlint explain {diagnostic.code}` shows the rule's documentation"))
     return out
 

@@ -232,6 +232,10 @@ import os, sys
 # imported before, by the same command run once as root on a readable file (and, for the worker,
 # what it imports lazily)
 import ctypes, encodings.ascii, resource, traceback
+import libcst  # and the parser's native module, loaded at its first parse (in a worker)
+libcst.parse_module("x = 1")
+from ownlint.processes import load_engine
+load_engine()
 from ownlint.cli import _run_cli, main  # main() ends the process; _run_cli returns
 ids, args = [i for i in sys.argv[1:3] if i], sys.argv[3:]
 if ids:

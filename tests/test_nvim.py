@@ -56,4 +56,6 @@ def test_neovim_shows_the_double_free(tmp_path: Path) -> None:
     assert (diagnostic["lnum"], diagnostic["col"]) == (9, 4)
     assert diagnostic["source"] == "ownlint"
     assert diagnostic["severity"] == 1  # vim.diagnostic.severity.ERROR
-    assert diagnostic["message"] == "`host` is freed a second time"
+    message, *advice = diagnostic["message"].split("\n")  # the message, then the rule's `help:` line
+    assert message == "`host` is freed a second time"
+    assert [line.startswith("help: ") for line in advice] == [True]

@@ -281,6 +281,12 @@ def test_unreadable_paths_are_error_entries_for_a_real_unprivileged_user() -> No
 # ---------------------------------------------------------------- configuration, models, baselines
 
 
+def _short(value: object) -> str | None:
+    """A test id of at most 40 characters (an id holding 200,000 brackets went into the
+    environment of the tests' subprocesses, PYTEST_CURRENT_TEST, past the kernel's limit)."""
+    return repr(value)[:40] if isinstance(value, str) else None
+
+
 def deep_toml(depth: int) -> str:
     return "x = " + "[" * depth + "]" * depth + "\n"
 
@@ -294,6 +300,7 @@ def deep_toml(depth: int) -> str:
         ("ownlint.toml", "page-size = " + str(2**80) + "\n", "page-size"),
         ("ownlint.toml", "select = ['" + "x" * 3_000_000 + "']\n", "larger than"),
     ],
+    ids=_short,
 )
 def test_a_hostile_configuration_is_one_line_naming_the_file(
     tmp_path: Path, name: str, text: str, fragment: str
@@ -325,6 +332,7 @@ MODEL_HEAD = "[model]\nname = 'mine'\n"
         (MODEL_HEAD + "[memory]\ndescriptor-pattern = '(x)\\1'\n", "[memory].descriptor-pattern:"),
         (MODEL_HEAD + "[memory]\ndescriptor-pattern = '" + "(" * 40 + "x" + ")" * 40 + "'\n", "nested"),
     ],
+    ids=_short,
 )
 def test_a_hostile_model_is_one_line_naming_the_file_and_the_key(tmp_path: Path, text: str, fragment: str) -> None:
     path = write(tmp_path / "mine.toml", text)
@@ -398,6 +406,7 @@ def test_a_descriptor_pattern_matches_in_linear_time() -> None:
             "path",
         ),
     ],
+    ids=_short,
 )
 def test_a_hostile_baseline_is_one_line_naming_the_file(tmp_path: Path, text: str, fragment: str) -> None:
     write(tmp_path / "baseline.json", text)

@@ -257,3 +257,19 @@ def test_text_notes_are_one_line_without_escaped_newlines(code: str) -> None:
     notes = [line for line in plain_text(result(finding)).splitlines() if "= note:" in line]
     assert notes and all("^J" not in line and "\\n" not in line for line in notes)
     assert any(" ".join(registry.rule(code).references.split()) in line for line in notes)
+
+
+def test_budget_notes_are_not_counted_as_paths_that_could_not_be_checked() -> None:
+    """A budget note (a function analysed only in part) is no unchecked path: the summary
+    counts it apart (cupy gave "14 paths could not be checked" for 14 budget notes)."""
+    from ownlint.render import summary_line
+
+    note = FileError("a.py", "analysis budget: `f` (line 3) used all of its 100 steps", kind="budget")
+    unreadable = FileError("b.py", "cannot read: Permission denied")
+    result = RunResult([], [note, note, unreadable], ["a.py", "b.py"], 0.1)
+    assert summary_line(result) == (
+        "No findings in 2 files; 1 path could not be checked. 2 functions were analysed only in part."
+    )
+    assert summary_line(RunResult([], [note], ["a.py"], 0.1)) == (
+        "All checked! 1 file, no findings. 1 function was analysed only in part."
+    )

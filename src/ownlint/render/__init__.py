@@ -67,11 +67,16 @@ def summary_line(result: RunResult, *, show_unused: bool = False) -> str:
     """`Found 3 findings (2 errors, 1 warning) in 2 files.` or `All checked! 12 files, no findings.`
 
     Paths that could not be checked (file errors) are counted in a second
-    sentence; findings a baseline hid in another, unused suppressions (when
-    shown) in another; fixes applied come first.
+    sentence; functions analysed only in part (budget notes: their files were
+    checked) in another; findings a baseline hid in another, unused
+    suppressions (when shown) in another; fixes applied come first.
     """
-    unchecked = len({e.path for e in result.errors})
+    unchecked = len({e.path for e in result.errors if e.kind != "budget"})
+    partial = sum(1 for e in result.errors if e.kind == "budget")
     tail = f" {_plural(unchecked, 'path')} could not be checked." if unchecked else ""
+    if partial:
+        tail += " 1 function was" if partial == 1 else f" {partial} functions were"
+        tail += " analysed only in part."
     if result.baselined:
         tail += f" {_plural(result.baselined, 'known finding')} hidden by the baseline."
     if show_unused and result.unused_suppressions:  # they fail the run: say so

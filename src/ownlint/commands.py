@@ -30,6 +30,7 @@ from ownlint.engine.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.lines import printable
 from ownlint.progress import progress_for
+from ownlint.render import plural
 from ownlint.report import Shown, print_report, say_what_was_used, write_report
 from ownlint.resolver import Overrides, Resolver
 
@@ -164,7 +165,7 @@ def _print_diff(result: api.RunResult, unsafe: bool) -> NoReturn:
     text, count = listing.diff(result, unsafe)
     click.echo(text, nl=False)
     if count:
-        click.echo(f"Would fix {_count(count, 'finding')}.", err=True)
+        click.echo(f"Would fix {plural(count, 'finding')}.", err=True)
     sys.exit(EXIT_FINDINGS if count else EXIT_CLEAN)
 
 
@@ -322,12 +323,8 @@ def _against_baseline(result: api.RunResult, known: Counter[FindingKey] | None, 
 def _write_baseline(file: Path, result: api.RunResult) -> api.RunResult:
     """Record the findings of `result` in `file`; the result reported against that new baseline."""
     keys = baseline.write(file, result)
-    click.echo(printable(f"ownlint: wrote {_count(sum(keys.values()), 'finding')} to the baseline {file}"), err=True)
+    click.echo(printable(f"ownlint: wrote {plural(sum(keys.values()), 'finding')} to the baseline {file}"), err=True)
     return baseline.apply(result, keys, file)
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" if number == 1 else f"{number} {word}s"
 
 
 _LSP_PACKAGES = frozenset({"pygls", "lsprotocol", "cattrs", "attrs"})
@@ -364,7 +361,7 @@ def clean(cache_dir: Path | None, every_project: bool) -> None:
         click.echo(printable(f"ownlint: nothing to remove: no cached results of {whose} in {done.directory}"), err=True)
         return
     entries = "1 cache entry" if done.entries == 1 else f"{done.entries} cache entries"
-    of = _count(done.projects, "project") if root is None else str(root)
+    of = plural(done.projects, "project") if root is None else str(root)
     click.echo(
         printable(f"ownlint: removed {entries} ({done.size / 1024:.1f} KiB) of {of} from {done.directory}"), err=True
     )

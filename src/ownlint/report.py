@@ -16,6 +16,7 @@ import click
 from ownlint import api
 from ownlint.config import Config
 from ownlint.lines import printable
+from ownlint.render import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -41,10 +42,6 @@ def make_console(stream: TextIO | None = None) -> Console:
     )
 
 
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" if number == 1 else f"{number} {word}s"
-
-
 @dataclass(frozen=True, slots=True)
 class Shown:
     """What the report shows: its format, statistics instead of findings, unused suppressions, the summary line."""
@@ -59,7 +56,7 @@ def say_what_was_used(config: Config, result: api.RunResult) -> None:
     """-v: the configuration and the number of files, on standard error (never in the report)."""
     source = config.source if config.source is not None else "none (the defaults)"
     click.echo(printable(f"ownlint: configuration: {source} (root {config.root})"), err=True)
-    click.echo(f"ownlint: checked {_count(len(result.files), 'file')} in {result.seconds:.2f} s", err=True)
+    click.echo(f"ownlint: checked {plural(len(result.files), 'file')} in {result.seconds:.2f} s", err=True)
 
 
 def write_report(file: Path, result: api.RunResult, shown: Shown) -> None:

@@ -59,7 +59,8 @@ def unused_line(unused: UnusedSuppression, notebooks: Mapping[str, NotebookIndex
     return printable(f"{where}: unused suppression '{unused.what}'")
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """`1 file`, `2 files`."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
@@ -73,21 +74,21 @@ def summary_line(result: RunResult, *, show_unused: bool = False) -> str:
     """
     unchecked = len({e.path for e in result.errors if e.kind != "budget"})
     partial = sum(1 for e in result.errors if e.kind == "budget")
-    tail = f" {_plural(unchecked, 'path')} could not be checked." if unchecked else ""
+    tail = f" {plural(unchecked, 'path')} could not be checked." if unchecked else ""
     if partial:
         tail += " 1 function was" if partial == 1 else f" {partial} functions were"
         tail += " analysed only in part."
     if result.baselined:
-        tail += f" {_plural(result.baselined, 'known finding')} hidden by the baseline."
+        tail += f" {plural(result.baselined, 'known finding')} hidden by the baseline."
     if show_unused and result.unused_suppressions:  # they fail the run: say so
-        tail += f" {_plural(len(result.unused_suppressions), 'suppression')} silenced nothing."
-    head = f"Fixed {_plural(result.fixed, 'finding')}. " if result.fixed else ""
+        tail += f" {plural(len(result.unused_suppressions), 'suppression')} silenced nothing."
+    head = f"Fixed {plural(result.fixed, 'finding')}. " if result.fixed else ""
     if not result.findings:
         if unchecked:
-            return f"{head}No findings in {_plural(len(result.files), 'file')};{tail}"
-        return f"{head}All checked! {_plural(len(result.files), 'file')}, no findings.{tail}"
+            return f"{head}No findings in {plural(len(result.files), 'file')};{tail}"
+        return f"{head}All checked! {plural(len(result.files), 'file')}, no findings.{tail}"
     severities = Counter(severity_of(d.code) for d in result.findings)
-    parts = [_plural(severities[s], s) for s in ("error", "warning") if severities[s]]
+    parts = [plural(severities[s], s) for s in ("error", "warning") if severities[s]]
     files = len({d.path for d in result.findings})
-    found = f"Found {_plural(len(result.findings), 'finding')} ({', '.join(parts)}) in {_plural(files, 'file')}."
+    found = f"Found {plural(len(result.findings), 'finding')} ({', '.join(parts)}) in {plural(files, 'file')}."
     return head + found + tail

@@ -1,5 +1,5 @@
 """The engine's generic events and checker facts (issue 30, points 2 and 3),
-as a checker from outside ownlint sees them: tests/checkers/recorder.py
+as a checker from outside ownlint sees them: tests/checkers_events/recorder.py
 subscribes and records; nothing here reads the engine's internals."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
-from tests.checkers import recorder
+from checkers_events import recorder
 
-RECORDER = "tests.checkers.recorder:Recorder"
+RECORDER = "checkers_events.recorder:Recorder"
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_a_checker_keeps_facts_of_its_own_per_path(models: ModelSet) -> None:
             if q:
                 pass
         """
-    seen, _ = events(source, models, ("tests.checkers.recorder:Released",))
+    seen, _ = events(source, models, ("checkers_events.recorder:Released",))
     assert seen == ["released, then tested: p"]  # on the path of f that freed p; g rebound q
 
 
@@ -183,7 +183,7 @@ def test_facts_that_grow_in_a_loop_are_joined_by_the_checker(models: ModelSet) -
             driver.cuMemFree(p)
         """,
         models,
-        ("tests.checkers.recorder:Counted",),
+        ("checkers_events.recorder:Counted",),
     )
     assert seen[0] == "released after 1"
     assert set(seen[1:]) <= {
@@ -209,5 +209,5 @@ def test_no_checker_with_facts_changes_no_finding(models: ModelSet) -> None:
             driver.cuMemFree(p)
         """
     _, alone = events(source, models, CHECKERS)
-    _, beside = events(source, models, (*CHECKERS, RECORDER, "tests.checkers.recorder:Counted"))
+    _, beside = events(source, models, (*CHECKERS, RECORDER, "checkers_events.recorder:Counted"))
     assert alone == beside == ["OWN201:7"]

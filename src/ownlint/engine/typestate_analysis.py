@@ -255,13 +255,16 @@ class FunctionAnalysis:
             if s is not None and type(st.last) is Status:
                 s = equalities.assume(e.test, want, s)  # a status compared with constants is a local too
             if s is not None:
-                kept.append(self.assumed(e.test, want, s) if assumes else s)
+                kept.append(self.assumed(e, want, s) if assumes else s)
         return StateSet.of(kept) if kept else None
 
     # -- generic events at edges: a test assumed, the frame's end ---------------
-    def assumed(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState:
-        """`st` after the checkers saw `Assume` of `test` taken `want`."""
+    def assumed(self, e: Edge, want: bool, st: PathState) -> PathState:
+        """`st` after the checkers saw `Assume` of the test of `e` taken `want`."""
+        test = e.test
+        assert test is not None
         s = st.copy()
+        self.at = next((el.stmt for el in reversed(self.cfg.blocks[e.src].elems) if el.stmt is not None), None)
         subject, truth = test, want
         while type(subject) is cst.UnaryOperation and type(subject.operator) is cst.Not:
             subject, truth = subject.expression, not truth
@@ -283,10 +286,13 @@ class FunctionAnalysis:
         ev = _Eval(self, s, _NO_CHOICES)
         node: cst.CSTNode = self.cfg.node
         how = "raise" if e.dst == self.cfg.raise_exit else "end" if e.kind == "end" else "return"
+        self.at = node
         if how == "return":
-            node = next((el.node for el in reversed(self.cfg.blocks[e.src].elems) if el.kind == "return"), node)
+            ret = next((el for el in reversed(self.cfg.blocks[e.src].elems) if el.kind == "return"), None)
+            if ret is not None:
+                node, self.at = ret.node, ret.stmt
         elif how == "end":
-            node = self.last_statement(e.src)
+            node = self.at = self.last_statement(e.src)
             if self.models.submits:
                 ev.frame_ends(node, "ends")  # owners in flight die with the frame (OWN404)
         ev.site = node

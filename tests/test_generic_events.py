@@ -7,10 +7,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from checkers_events import recorder
 
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
-from checkers_events import recorder
 
 RECORDER = "checkers_events.recorder:Recorder"
 

@@ -251,3 +251,23 @@ def test_the_checkers_modules_are_hashed_into_the_cache_key(tmp_path: Path, monk
     monkeypatch.setattr(Cache, "open", opened)
     api.check_paths([tmp_path / "a.py"], config, use_cache=True)
     assert OUTSIDE / "handle_checks.py" in hashed
+
+
+def test_the_readme_example_checker_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- checker-example -->", 1)[1]
+    module = section.split("```python\n", 1)[1].split("```", 1)[0]
+    toml = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    write(tmp_path / "installed" / "mychecks" / "__init__.py", "")
+    write(tmp_path / "installed" / "mychecks" / "rules.py", module)
+    monkeypatch.syspath_prepend(str(tmp_path / "installed"))
+    write(tmp_path / "project" / "pyproject.toml", toml)
+    example = all_rules_after(load_config(tmp_path / "project" / "pyproject.toml"))["MYC101"]
+    write(tmp_path / "project" / "a.py", example.invalid[0].lstrip("\n"))
+    result = api.check_paths([tmp_path / "project" / "a.py"], load_config(tmp_path / "project" / "pyproject.toml"))
+    assert [(d.span.line, d.code, d.message) for d in result.findings] == [(5, "MYC101", "`p` is released directly")]
+
+
+def all_rules_after(config: Config) -> dict[str, Rule]:
+    assert config.checkers
+    return dict(all_rules())

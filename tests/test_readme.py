@@ -49,3 +49,11 @@ def test_nothing_in_src_cites_documents_users_do_not_have() -> None:
         if any(doc in line for doc in ("API.md", "RULES.md", "STYLE.md"))
     ]
     assert cited == []
+
+
+def test_every_configuration_key_is_in_the_readme_table() -> None:
+    from ownlint.config import _KNOWN_KEYS
+
+    text = README.read_text(encoding="utf-8")
+    for key in _KNOWN_KEYS:
+        assert f"\n| `{key}` |" in text, key

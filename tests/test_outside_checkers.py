@@ -271,3 +271,18 @@ def test_the_readme_example_checker_works(tmp_path: Path, monkeypatch: pytest.Mo
 def all_rules_after(config: Config) -> dict[str, Rule]:
     assert config.checkers
     return dict(all_rules())
+
+
+def test_a_spawned_worker_imports_the_checker_and_words_its_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spawned worker (the language server's, or any run with a thread about) imports the checker by its
+    name on the environment's path, and finds the rule's summary itself (XRL101 gives no message)."""
+    from ownlint import runner
+
+    monkeypatch.setattr(runner, "can_fork", lambda: False)
+    config = configured(tmp_path, f'checkers = ["{NOTED}"]\nselect = ["XRL100", "XRL101"]\n')
+    assert found(config, tmp_path) == [
+        (5, "XRL100", "`p` is released here"),
+        (5, "XRL101", "A handle is released here (a preview rule)."),
+    ]

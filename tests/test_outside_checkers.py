@@ -18,6 +18,7 @@ from cli_helpers import invoke
 from ownlint import api, outside
 from ownlint.config import Config, ConfigError, load_config
 from ownlint.registry import all_rules
+from ownlint.resolver import Resolver
 from ownlint.rule import Rule
 from ownlint.rule_commands import find_rule
 
@@ -87,6 +88,15 @@ class TestLoading:
         config = configured(tmp_path, 'extend = "base.toml"\nextend-select = ["XRL100"]\n')
         assert config.checkers == (NOTED,)
         assert [code for _, code, _ in found(config, tmp_path)] == ["XRL100"]
+
+    def test_each_file_gets_the_checkers_of_its_configuration(self, tmp_path: Path) -> None:
+        write(tmp_path / "with" / "ownlint.toml", f'checkers = ["{NOTED}"]\nselect = ["XRL100"]\n')
+        write(tmp_path / "without" / "ownlint.toml", 'select = ["OWN"]\n')
+        write(tmp_path / "with" / "a.py", FREED)
+        write(tmp_path / "without" / "a.py", FREED)
+        result = api.check_paths([tmp_path], Resolver())
+        assert result.errors == []
+        assert [(d.path, d.code) for d in result.findings] == [("with/a.py", "XRL100")]
 
     def test_a_code_of_no_loaded_checker_is_still_not_a_rule(self, tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match=r"key 'select': 'ABC1' is not a rule code"):
@@ -286,3 +296,39 @@ def test_a_spawned_worker_imports_the_checker_and_words_its_findings(
         (5, "XRL100", "`p` is released here"),
         (5, "XRL101", "A handle is released here (a preview rule)."),
     ]
+
+
+TRUTH = "truth_checks:ReleasedThenTested"
+
+
+def _truth_examples() -> list[tuple[str, str]]:
+    """The examples of the truth-value checker's rule, read from its module's text (importing it needs the
+    engine's Assume event)."""
+    import ast
+
+    tree = ast.parse((OUTSIDE / "truth_checks.py").read_text(encoding="utf-8"))
+    examples: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in ("invalid", "valid"):
+            assert isinstance(node.value, ast.Tuple)
+            examples += [(node.arg, ast.literal_eval(item)) for item in node.value.elts]
+    return examples
+
+
+@pytest.mark.xfail(strict=True, reason="needs the Assume event and checker facts from main")
+@pytest.mark.parametrize(("kind", "example"), _truth_examples(), ids=lambda v: v if v in ("invalid", "valid") else "")
+def test_a_checker_with_facts_of_its_own_finds_a_released_handle_tested(
+    tmp_path: Path, kind: str, example: str
+) -> None:
+    """`zeMemFree(ctx, p)` ... `if p:` is reported on the test's line; not when `p` was set to None or
+    rebound after the release, nor when the test comes before it."""
+    config = configured(tmp_path, f'checkers = ["{TRUTH}"]\nselect = ["XRL201"]\n')
+    source = example.lstrip("\n")
+    write(tmp_path / "a.py", source)
+    expected = [i for i, line in enumerate(source.splitlines(), 1) if "# E: XRL201" in line]
+    assert (kind == "invalid") == bool(expected)
+    result = api.check_paths([tmp_path / "a.py"], config)
+    assert result.errors == []
+    assert [(d.span.line, d.code) for d in result.findings] == [(line, "XRL201") for line in expected]
+    if expected:
+        assert result.findings[0].message == "`p` was released, and is tested as a truth value"

@@ -95,6 +95,7 @@ _HOW = {
     "deleted": ("is deleted", "deleted here"),
     "rebound": ("is rebound, losing its last reference,", "rebound here"),
     "returns": ("dies when the function returns", "dies here"),
+    "ends": ("dies when the function ends", "dies when the function ends here"),
 }
 
 

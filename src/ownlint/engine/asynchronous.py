@@ -166,9 +166,10 @@ class AsyncEval(EvalBase):
         if holders and holders <= targets:
             self.dies_in_flight(obj, hs, site, source_of(site.targets[0].target), "rebound")
 
-    def frame_ends(self, node: cst.Return) -> None:
-        """`return`: every local owner still in flight dies with the frame."""
+    def frame_ends(self, node: cst.CSTNode, how: str = "returns") -> None:
+        """`return` (or falling off the end, `how` "ends", at the last statement
+        run): every local owner still in flight dies with the frame."""
         for obj, hs in list(self.st.heap.items()):
             if hs.inflight and hs.kind == OWNER and not hs.escaped and not obj.on_entry:
                 names = sorted(k for k, v in self.st.env.items() if obj in objects_in(v) and "." not in k)
-                self.dies_in_flight(obj, hs, node, names[0] if names else None, "returns")
+                self.dies_in_flight(obj, hs, node, names[0] if names else None, how)

@@ -80,7 +80,9 @@ class Elem:
 class Edge:
     src: int
     dst: int
-    kind: str  # next | true | false | raise | exc
+    # next | true | false | raise | exc; into the exit: return (after a
+    # `return` and the `finally` bodies it runs) or end (falling off the end)
+    kind: str
     test: cst.BaseExpression | None = None
 
 
@@ -116,7 +118,7 @@ class CFG:
                 for e in b.succs:
                     if e.kind in ("true", "false") and e.test is not None:
                         parts.append(f"B{e.dst} [{e.kind}: {source_of(e.test)}]")
-                    elif e.kind == "next":
+                    elif e.kind in ("next", "return", "end"):
                         parts.append(f"B{e.dst}")
                     else:
                         parts.append(f"B{e.dst} [{e.kind}]")

@@ -147,7 +147,7 @@ class _Builder:
         self.at = s
         if type(s) is cst.Return:
             self.emit(Elem("return", s, stmt=s))
-            self.jump(self.exit, 0)
+            self.jump(self.exit, 0, "return")
         elif type(s) is cst.Raise:
             self.emit(Elem("raise", s, stmt=s))
             cur = self.here()
@@ -367,7 +367,7 @@ class _Builder:
         self.start(after)
 
     def finish(self) -> CFG:
-        self.edge(self.cur, self.exit)
+        self.edge(self.cur, self.exit, "end")  # falling off the end
         return CFG(self.name, self.node, self.blocks, self.entry, self.exit, self.raise_exit)
 
 

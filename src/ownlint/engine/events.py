@@ -23,12 +23,13 @@ event about it on that path is published.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
+from ownlint.engine import checker_facts
 from ownlint.engine.state import HState, Step
 from ownlint.engine.values import Obj, Val
 
@@ -59,6 +60,15 @@ class Findings(Protocol):
     ) -> None:
         """A finding at `node`. With `obj`, its story is the object's own
         followed by `story`, and the object is marked reported on this path."""
+
+    def fact(self, obj: Obj) -> Hashable | None:
+        """What this checker recorded of `obj` on this path (`set_fact`), or None."""
+
+    def set_fact(self, obj: Obj, fact: Hashable | None) -> None:
+        """Record `fact` of `obj` on this path (None: forget it). Facts are the
+        checker's own immutable values; the engine carries them along the
+        path, keeps paths with different facts apart and, where it must merge
+        them, joins them with the checker's `join_facts`."""
 
 
 # -- events about one tracked object -------------------------------------------
@@ -260,6 +270,82 @@ class InFlightReleased:
     submitted: tuple[Step, ...]
 
 
+# -- generic events: what any rule family may follow (the Clang analyzer's
+# checkPostCall, checkBind, checkDeadSymbols, checkEndFunction, evalAssume) ---
+
+
+@dataclass(frozen=True, slots=True)
+class CallPost:
+    """A call was evaluated, its model's effects applied: `callee` is its
+    qualified name ("?" when unknown), `args` its arguments and their values,
+    `result` its value."""
+
+    node: cst.Call
+    callee: str
+    args: tuple[tuple[cst.Arg, Val], ...]
+    result: Val
+
+
+@dataclass(frozen=True, slots=True)
+class Bind:
+    """`key` (a local name, or `self.x`) is bound to `new` at `node` (`new` is
+    None when it is deleted); it held `old`."""
+
+    key: str
+    old: Val
+    new: Val
+    node: cst.CSTNode
+
+
+@dataclass(frozen=True, slots=True)
+class Escape:
+    """`obj` may now be held where this function loses sight of it: passed to
+    a call, stored in an attribute, a global or a container out of sight, or
+    forgotten by the value domain; `node` is the statement where."""
+
+    obj: Obj
+    state: HState | None
+    node: cst.CSTNode
+
+
+@dataclass(frozen=True, slots=True)
+class Death:
+    """The last local reference to `obj` goes away at `node` (`cause`: "deleted",
+    "rebound", "frame end"; `name`: the name that held it). Whether something
+    out of sight still holds it is the checker's to know (`Escape`)."""
+
+    obj: Obj
+    state: HState
+    node: cst.CSTNode
+    cause: str
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FrameEnd:
+    """The function ends on this path: `how` is "return" (`node`: the `return`
+    statement, or the function where a `finally` body ran after it), "end"
+    (it falls off its end; `node`: the last statement of the path, or where
+    branches join at the end, the function's last statement) or "raise" (an
+    exception leaves it; `node`: the function)."""
+
+    node: cst.CSTNode
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class Assume:
+    """The path takes the side `truth` of the test `node` (an `if`, `while`,
+    `assert` or boolean operand). When the test is a name's truth value
+    (`p`, `not p`), `obj` is the object the name holds and `truth` the truth
+    assumed of it (`not p` taken true: False); else `obj` is None."""
+
+    node: cst.BaseExpression
+    truth: bool
+    obj: Obj | None
+    state: HState | None
+
+
 # -- events about whole files -------------------------------------------------------
 
 
@@ -301,7 +387,14 @@ class Checker:
     """A rule family. Override the `on_<event>` methods it needs; the engine
     calls only those (a checker with no handler for an event costs it nothing).
     A checker keeps no state of its own between events: what it needs to know
-    of a path is in the path's typestates."""
+    of a path it records as facts of objects (`Findings.fact`, `set_fact`),
+    which the engine carries along the path (checker_facts.py)."""
+
+    @staticmethod
+    def join_facts(a: Hashable, b: Hashable) -> Hashable | None:
+        """The fact of an object on two paths the engine merges, where they
+        differ: by default none (forgotten, which can only lose findings)."""
+        return None
 
     def on_use(self, e: Use, out: Findings) -> None: ...
     def on_release(self, e: Release, out: Findings) -> None: ...
@@ -318,6 +411,12 @@ class Checker:
     def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
     def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
     def on_in_flight_released(self, e: InFlightReleased, out: Findings) -> None: ...
+    def on_call_post(self, e: CallPost, out: Findings) -> None: ...
+    def on_bind(self, e: Bind, out: Findings) -> None: ...
+    def on_escape(self, e: Escape, out: Findings) -> None: ...
+    def on_death(self, e: Death, out: Findings) -> None: ...
+    def on_frame_end(self, e: FrameEnd, out: Findings) -> None: ...
+    def on_assume(self, e: Assume, out: Findings) -> None: ...
     def on_module_loaded(self, e: ModuleLoaded) -> None: ...
     def on_unparsable(self, e: Unparsable) -> None: ...
 
@@ -338,6 +437,12 @@ EVENTS = (
     "return_mapping",
     "dangling_link",
     "in_flight_released",
+    "call_post",
+    "bind",
+    "escape",
+    "death",
+    "frame_end",
+    "assume",
     "module_loaded",
     "unparsable",
 )
@@ -350,15 +455,39 @@ class Subscribers:
         self.checkers = checkers
         self.handlers: dict[str, tuple[Callable[..., None], ...]] = {
             name: tuple(
-                getattr(c, f"on_{name}")
+                _handler(c, name)
                 for c in checkers
                 if getattr(type(c), f"on_{name}") is not getattr(Checker, f"on_{name}")
             )
             for name in EVENTS
         }
+        for c in checkers:
+            if type(c).join_facts is not Checker.join_facts:
+                checker_facts.JOINS[key_of(c)] = c.join_facts
 
     def __getitem__(self, event: str) -> tuple[Callable[..., None], ...]:
         return self.handlers[event]
+
+
+def key_of(checker: Checker) -> str:
+    """The key of a checker's facts: its class, as "module:Class"."""
+    return f"{type(checker).__module__}:{type(checker).__qualname__}"
+
+
+def _handler(checker: Checker, event: str) -> Callable[..., None]:
+    """The checker's handler of `event`, called as `handler(e, evaluator)`: it
+    gets the evaluator's findings as that checker's (`CheckerOut`), except
+    whole-file events, which have no path."""
+    method = getattr(checker, f"on_{event}")
+    if event in ("module_loaded", "unparsable"):
+        return method  # type: ignore[no-any-return]
+    key = key_of(checker)
+    out = checker_facts.CheckerOut
+
+    def handler(e: object, to: checker_facts.Reporter) -> None:
+        method(e, out(to, key))
+
+    return handler
 
 
 _SUBSCRIBERS: dict[tuple[str, ...], Subscribers] = {}

@@ -16,7 +16,7 @@ copies and keys them in constant time per name: store.py.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -77,6 +77,9 @@ class HState:
     # attribute (env key) a `__del__` frees; an explicit release of the handle
     # is then a second one (objects.py)
     at_death: str = ""
+    # what checkers know of the object (events.Findings.fact): (checker key,
+    # fact) pairs, sorted by key; the engine carries them without reading them
+    facts: tuple[tuple[str, Hashable], ...] = ()
 
     # dataclasses.replace costs about ten times a plain construction; these
     # run on every event of every path, so they construct directly
@@ -95,9 +98,20 @@ class HState:
             "inflight": self.inflight,
             "after": self.after,
             "at_death": self.at_death,
+            "facts": self.facts,
         }
         fields.update(changes)
         return HState(**fields)  # type: ignore[arg-type]
+
+    def fact(self, key: str) -> Hashable | None:
+        for k, v in self.facts:
+            if k == key:
+                return v
+        return None
+
+    def with_fact(self, key: str, fact: Hashable | None) -> HState:
+        rest = tuple(kv for kv in self.facts if kv[0] != key)
+        return self._copy(facts=rest if fact is None else tuple(sorted((*rest, (key, fact)), key=lambda kv: kv[0])))
 
     def but(self, **changes: object) -> HState:
         return self._copy(**changes)
@@ -120,6 +134,7 @@ class HState:
             self.inflight,
             self.after,
             self.at_death,
+            self.facts,
         )
 
     def with_first(self, first: str, step: Step) -> HState:
@@ -139,6 +154,7 @@ class HState:
             self.inflight,
             self.after,
             self.at_death,
+            self.facts,
         )
 
 

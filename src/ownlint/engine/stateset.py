@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ownlint.engine import checker_facts
 from ownlint.engine.state import LIVE, OWNER, HState, Keyed, PathState, StateKey
 from ownlint.engine.store import Env, Heap
 from ownlint.engine.values import Mapping as MemMapping
@@ -146,6 +147,13 @@ def _merge_all(group: list[PathState]) -> PathState:
             continue
         if state.mapping is not None and all(o is not None and _blank(o) == _blank(state) for o in others):
             heap[obj] = _joined_mapping(state, others)  # type: ignore[arg-type]
+        elif (state.facts or any(x is not None and x.facts for x in others)) and all(
+            x is not None and x.but(facts=()) == state.but(facts=()) for x in others
+        ):
+            facts = state.facts
+            for x in others:
+                facts = checker_facts.join(facts, x.facts)  # type: ignore[union-attr]
+            heap[obj] = state.but(facts=facts)
         else:
             del heap[obj]
     conds = {k: v for k, v in first.conds.items() if all(g.conds.get(k) == v for g in rest)}
@@ -164,13 +172,16 @@ def _held(obj: Obj, env: Env) -> bool:
 
 
 def _shape(heap: Heap[HState]) -> object:
-    """The heap with the address and size of each mapping left out: where the
-    widening at a loop head groups states (an offset that an accumulator or a
-    loop variable moves each round is forgotten, as its name is). A heap with
-    no mapping is its own shape (its key, in constant time)."""
-    if not heap.mapped:
+    """The heap with the address and size of each mapping, and the checkers'
+    facts, left out: where the widening at a loop head groups states (an
+    offset that an accumulator or a loop variable moves each round is
+    forgotten, as its name is; facts that change each round are joined by
+    their checker). A heap with neither is its own shape (its key, in
+    constant time)."""
+    faceted = any(hs.facts for hs in heap.values())
+    if not heap.mapped and not faceted:
         return Keyed(heap)
-    return frozenset((o, _blank(hs)) for o, hs in heap.items())
+    return frozenset((o, _blank(hs.but(facts=()) if hs.facts else hs)) for o, hs in heap.items())
 
 
 def _blank(hs: HState) -> HState:

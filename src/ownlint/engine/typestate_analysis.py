@@ -11,7 +11,7 @@ import libcst as cst
 
 from ownlint.engine import equalities, status
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
-from ownlint.engine.events import subscribers
+from ownlint.engine.events import Assume, Death, FrameEnd, subscribers
 from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
@@ -30,7 +30,7 @@ from ownlint.engine.typestate_base import (
     literal,
 )
 from ownlint.engine.typestate_eval import _Eval
-from ownlint.engine.values import Const, Field, Instance, Obj, Param, Site, Status, Val
+from ownlint.engine.values import Const, Field, Instance, Obj, Param, Site, Status, Val, objects_in
 from ownlint.engine.walk import walk
 
 
@@ -242,16 +242,70 @@ class FunctionAnalysis:
     # -- edges: assume a condition ------------------------------------------
     def edge(self, e: Edge, states: StateSet) -> StateSet | None:
         if e.kind not in ("true", "false") or e.test is None:
+            if (e.dst == self.cfg.exit or e.dst == self.cfg.raise_exit) and (
+                self.subscribers["frame_end"] or self.subscribers["death"] or (e.kind == "end" and self.models.submits)
+            ):
+                return StateSet.of([self.frame_end(e, st) for st in states])
             return states
         want = e.kind == "true"
         kept = []
+        assumes = self.subscribers["assume"]
         for st in states:
             s = status.assume(st.last, want, st) if type(st.last) is Status else self.assume(e.test, want, st)
             if s is not None and type(st.last) is Status:
                 s = equalities.assume(e.test, want, s)  # a status compared with constants is a local too
             if s is not None:
-                kept.append(s)
+                kept.append(self.assumed(e.test, want, s) if assumes else s)
         return StateSet.of(kept) if kept else None
+
+    # -- generic events at edges: a test assumed, the frame's end ---------------
+    def assumed(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState:
+        """`st` after the checkers saw `Assume` of `test` taken `want`."""
+        s = st.copy()
+        subject, truth = test, want
+        while type(subject) is cst.UnaryOperation and type(subject.operator) is cst.Not:
+            subject, truth = subject.expression, not truth
+        if type(subject) is cst.NamedExpr:
+            subject = subject.target
+        value = s.env.get(subject.value) if type(subject) is cst.Name else None
+        obj = value if isinstance(value, Obj) else None
+        event = Assume(test, truth, obj, s.heap.get(obj) if obj is not None else None)
+        ev = _Eval(self, s, _NO_CHOICES)
+        ev.site = test
+        for handler in self.subscribers["assume"]:
+            handler(event, ev)
+        return s
+
+    def frame_end(self, e: Edge, st: PathState) -> PathState:
+        """`st` after the checkers saw `FrameEnd` and the `Death` of each
+        object that only locals held."""
+        s = st.copy()
+        ev = _Eval(self, s, _NO_CHOICES)
+        node: cst.CSTNode = self.cfg.node
+        how = "raise" if e.dst == self.cfg.raise_exit else "end" if e.kind == "end" else "return"
+        if how == "return":
+            node = next((el.node for el in reversed(self.cfg.blocks[e.src].elems) if el.kind == "return"), node)
+        elif how == "end":
+            node = self.last_statement(e.src)
+            if self.models.submits:
+                ev.frame_ends(node, "ends")  # owners in flight die with the frame (OWN404)
+        ev.site = node
+        event = FrameEnd(node, how)
+        for handler in self.subscribers["frame_end"]:
+            handler(event, ev)
+        deaths = self.subscribers["death"]
+        if deaths:
+            env = s.env
+            kept = set(objects_in(env.get(RETURN_KEY))) if how == "return" else set()
+            for obj, hs in list(s.heap.items()):
+                holders = [k for k in env.holders.get(obj, ()) if obj in objects_in(env[k])]
+                if obj.on_entry or obj in kept or not holders or any("." in k for k in holders):
+                    continue
+                name = min((k for k in holders if k != RETURN_KEY), default=None)
+                death = Death(obj, hs, node, "frame end", name)
+                for handler in deaths:
+                    handler(death, ev)
+        return s
 
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:
         key: str | None = None
@@ -287,6 +341,20 @@ class FunctionAnalysis:
         s = st.copy()
         s.conds[key] = truth
         return s
+
+    def last_statement(self, block: int) -> cst.CSTNode:
+        """Where a path that falls off the function's end from `block` ends: the
+        block's last statement, else (an empty block where branches join) the
+        function's last statement in its text, else the function."""
+        stmts = [el.stmt for el in self.cfg.blocks[block].elems if el.stmt is not None]
+        if stmts:
+            return stmts[-1]
+        own = {id(el.stmt) for b in self.cfg.blocks for el in b.elems if el.stmt is not None}
+        last: cst.CSTNode = self.cfg.node
+        for node in walk(self.cfg.node):  # in the order of the text
+            if id(node) in own:
+                last = node
+        return last
 
     # -- statements ----------------------------------------------------------
     def exec_elem(self, elem: Elem, st: PathState, choices: dict[cst.CSTNode, int]) -> None:

@@ -268,3 +268,4 @@ class EvalBase:
     on: Subscribers
     choices: dict[cst.CSTNode, int]
     site: cst.CSTNode
+    call_args: tuple[tuple[cst.Arg, Val], ...]

@@ -102,6 +102,7 @@ class CallEval(EvalBase):
         elif type(node.func) is not cst.Name:
             self.expr(node.func)
         args = [(a, self.expr(a.value)) for a in node.args]
+        self.call_args = tuple(args)
         if qualified in models.finalizers:
             self.finalizer(node, args)
             return None
@@ -305,6 +306,7 @@ class CallEval(EvalBase):
                 event = Use(obj, hs, owner, node, spelled, via, inner)
                 for handler in handlers:
                     handler(event, self)
+                hs = _with_facts(hs, self.st.heap.get(obj))
             if obj.on_entry and (hs is None or (hs.first is None and hs.kind not in (FREED, TRANSFERRED, BORROWED))):
                 self.st.heap[obj] = (hs or LIVE_STATE).with_first("use", self.fa.step_of(node, "used here"))
 
@@ -326,6 +328,7 @@ class CallEval(EvalBase):
             event = Release(obj, hs, owner, held, node, spelled, via, inner)
             for handler in self.on["release"]:
                 handler(event, self)
+            hs = _with_facts(hs, self.st.heap.get(obj))
             if hs.kind in (FREED, TRANSFERRED, BORROWED) or held:
                 continue  # not the application's to release: nothing changes
             where = inner if inner is not None else self.fa.step_of(node, "")
@@ -358,3 +361,8 @@ class CallEval(EvalBase):
         self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
         self.bind(value.key, obj)
         return obj
+
+
+def _with_facts(hs: HState, now: HState | None) -> HState:
+    """`hs`, read before an event, with the facts checkers recorded during it."""
+    return hs if now is None or now.facts is hs.facts else hs.but(facts=now.facts)

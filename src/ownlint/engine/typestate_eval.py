@@ -17,7 +17,7 @@ import libcst as cst
 from ownlint.engine.address_maps import AddressMapEval
 from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
-from ownlint.engine.events import Facts
+from ownlint.engine.events import CallPost, Facts
 from ownlint.engine.interop import InteropEval
 from ownlint.engine.iteration import IterationEval
 from ownlint.engine.keyed import KeyedEval
@@ -63,6 +63,8 @@ class _Eval(
         self.models = fa.models
         self.on = fa.subscribers  # the checkers' handlers of each event (events.py)
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
+        # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
+        self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
 
     # -- findings (events.Findings) --------------------------------------------
     def report(
@@ -104,6 +106,21 @@ class _Eval(
                 return facts
         return facts
 
+    def call_post(self, node: cst.Call) -> Val:
+        """The call evaluated, then `CallPost` published with its arguments
+        (as `expr_Call` evaluated them) and its value."""
+        outer, self.call_args = self.call_args, ()
+        result = self.expr_Call(node)
+        args, self.call_args = self.call_args, outer
+        if type(node.func) is cst.Name and node.func.value in self.st.env:
+            callee = "?"
+        else:
+            callee = self.fa.names.qualify(node.func) or "?"
+        event = CallPost(node, callee, args, result)
+        for handler in self.on["call_post"]:
+            handler(event, self)
+        return result
+
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:
         fa = self.fa
@@ -115,6 +132,8 @@ class _Eval(
         if method is _UNKNOWN:
             method = _EXPR[kind] = getattr(_Eval, "expr_" + kind.__name__, None)
         if method is not None:
+            if kind is cst.Call and self.on["call_post"]:
+                return self.call_post(node)  # type: ignore[arg-type]
             return method(self, node)  # type: ignore[no-any-return,operator]
         lit = literal(node)
         if lit is not None:

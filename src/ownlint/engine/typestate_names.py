@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine import domain, equalities
+from ownlint.engine.events import Bind, Death, Escape
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState
 from ownlint.engine.summaries import RETURN_KEY
@@ -59,6 +60,10 @@ class NamesEval(EvalBase):
             if "." in key:
                 self.spared(key, old)  # `__del__` frees what `key` holds then, not this
             self.drop(old, f"`{key}`", "deleted" if value is None else "rebound")
+        if self.on["bind"]:
+            event = Bind(key, old, value, self.site)
+            for handler in self.on["bind"]:
+                handler(event, self)
 
     def refs(self, obj: Obj) -> bool:
         """Whether a local name (or `self.x`) still holds `obj`: a ctypes view of a
@@ -67,9 +72,16 @@ class NamesEval(EvalBase):
         return any(obj in objects_in(v) or _views(v, obj) for k, v in self.st.env.items() if k != RETURN_KEY)
 
     def drop(self, old: Val, name: str, how: str = "deleted") -> None:
-        """A reference went away: an owner nobody else may hold dies here."""
+        """A reference went away: an owner nobody else may hold dies here; any
+        tracked object no local holds any more dies for the checkers (`Death`)."""
+        deaths = self.on["death"]
         for obj in objects_in(old):
             hs = self.st.heap.get(obj)
+            if deaths and hs is not None and not obj.on_entry and not self.refs(obj):
+                event = Death(obj, hs, self.site, how, name.strip("`"))
+                for handler in deaths:
+                    handler(event, self)
+                hs = self.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped and not obj.on_entry and not self.refs(obj):
                 if parse_tag(hs.tag) is not None:
                     self.release_buffer(obj, self.site, how, name.strip("`"))
@@ -81,7 +93,12 @@ class NamesEval(EvalBase):
         """Something outside the locals may now hold the owners in `value`."""
         if value is None:  # most values: nothing tracked
             return
+        escapes = self.on["escape"]
         for obj in objects_in(value):
+            if escapes:
+                event = Escape(obj, self.st.heap.get(obj), self.site)
+                for handler in escapes:
+                    handler(event, self)
             if type(obj) is Instance:
                 self.forget_fields(obj)  # what else reaches it may change its attributes
                 continue

@@ -1,0 +1,97 @@
+"""What checkers know of objects: their facts, carried by the engine.
+
+A checker (events.Checker) records its own facts of an object on a path
+through the `Findings` it is given (`fact`, `set_fact`): small immutable,
+hashable values of the checker's own types. The engine keeps them in the
+object's typestate (`HState.facts`, under the checker's key) and never reads
+them: paths whose facts differ stay apart like paths whose typestates do,
+and where the engine must merge paths (stateset.py) it joins the facts of
+each checker with that checker's `join_facts` (none: a fact the paths do not
+share is forgotten, which can only lose findings).
+
+`CheckerOut` is the `Findings` one checker sees: the evaluator's `report`,
+and the facts under that checker's key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Protocol
+
+import libcst as cst
+
+from ownlint.engine.state import LIVE_STATE, PathState, Step
+from ownlint.engine.values import Obj
+
+Facts = tuple[tuple[str, str], ...]  # a finding's facts (events.Facts)
+
+# checker key -> how two of its facts join (events.Checker.join_facts); one per process
+JOINS: dict[str, Callable[[Hashable, Hashable], Hashable | None]] = {}
+
+
+class Reporter(Protocol):
+    """What a `CheckerOut` reports through, and the path it reads facts of (the evaluator)."""
+
+    st: PathState
+
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        handle: str | cst.CSTNode | None,
+        facts: Facts = (),
+        story: tuple[Step, ...] = (),
+        obj: Obj | None = None,
+    ) -> None: ...
+
+
+class CheckerOut:
+    """The `events.Findings` of one checker on one path."""
+
+    __slots__ = ("key", "to")
+
+    def __init__(self, to: Reporter, key: str) -> None:
+        self.to = to
+        self.key = key
+
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        handle: str | cst.CSTNode | None,
+        facts: Facts = (),
+        story: tuple[Step, ...] = (),
+        obj: Obj | None = None,
+    ) -> None:
+        self.to.report(code, node, handle, facts, story, obj)
+
+    def fact(self, obj: Obj) -> Hashable | None:
+        hs = self.to.st.heap.get(obj)
+        return None if hs is None else hs.fact(self.key)
+
+    def set_fact(self, obj: Obj, fact: Hashable | None) -> None:
+        heap = self.to.st.heap
+        hs = heap.get(obj, LIVE_STATE)
+        if hs.fact(self.key) != fact:
+            heap[obj] = hs.with_fact(self.key, fact)
+
+
+def join(a: tuple[tuple[str, Hashable], ...], b: tuple[tuple[str, Hashable], ...]) -> tuple[tuple[str, Hashable], ...]:
+    """The facts of two merged paths' typestates of one object: each checker's
+    facts joined by its `join_facts`; a fact only one path has is forgotten."""
+    if a == b:
+        return a
+    theirs = dict(b)
+    out = []
+    for key, fact in a:
+        other = theirs.get(key)
+        if other is None:
+            continue
+        joined = fact if fact == other else JOINS.get(key, _forget)(fact, other)
+        if joined is not None:
+            out.append((key, joined))
+    return tuple(out)
+
+
+def _forget(a: Hashable, b: Hashable) -> Hashable | None:
+    return None

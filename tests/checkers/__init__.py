@@ -1,0 +1,1 @@
+"""Checkers defined only in the tests: they use the engine's events as a checker from outside ownlint would."""

@@ -1,0 +1,77 @@
+"""A checker that records every generic event it is given (tests/test_generic_events.py).
+
+It reports nothing; it appends one line per event to `SEEN`, so a test can
+read which events the engine published, in which order, with what."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import libcst as cst
+
+from ownlint.engine.cfg import source_of
+from ownlint.engine.events import Assume, Bind, CallPost, Checker, Death, Escape, Findings, FrameEnd, Release
+from ownlint.engine.values import Obj
+
+SEEN: list[str] = []
+
+
+def _line(node: cst.CSTNode) -> str:
+    if isinstance(node, cst.FunctionDef):
+        return f"def {node.name.value}"
+    if isinstance(node, cst.Module):
+        return "the module"
+    return source_of(node).splitlines()[0]
+
+
+class Recorder(Checker):
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        SEEN.append(f"call {e.callee} args={len(e.args)} result={'none' if e.result is None else 'value'}")
+
+    def on_bind(self, e: Bind, out: Findings) -> None:
+        SEEN.append(f"bind {e.key}")
+
+    def on_escape(self, e: Escape, out: Findings) -> None:
+        SEEN.append(f"escape at {_line(e.node)}")
+
+    def on_death(self, e: Death, out: Findings) -> None:
+        SEEN.append(f"death {e.name} {e.cause} at {_line(e.node)} ({e.state.kind})")
+
+    def on_frame_end(self, e: FrameEnd, out: Findings) -> None:
+        SEEN.append(f"frame-end {e.how} at {_line(e.node)}")
+
+    def on_assume(self, e: Assume, out: Findings) -> None:
+        subject = "obj" if e.obj is not None else "-"
+        SEEN.append(f"assume {source_of(e.node)} {e.truth} {subject}")
+
+
+class Released(Checker):
+    """Facts: remembers on each path which objects were released, and
+    records one used as a truth value after (`if p:`)."""
+
+    def on_release(self, e: Release, out: Findings) -> None:
+        out.set_fact(e.obj, "released")
+
+    def on_assume(self, e: Assume, out: Findings) -> None:
+        if e.obj is not None and e.truth and out.fact(e.obj) == "released":
+            SEEN.append(f"released, then tested: {source_of(e.node)}")
+
+
+class Counted(Checker):
+    """Facts with a join: counts the calls of `touch(p)` on each path (1, 2,
+    ...); where the engine merges paths with different counts (a loop's
+    widening), their join is "many". Records the count at each release."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        if source_of(e.node.func) == "touch":
+            for _, value in e.args:
+                if isinstance(value, Obj):
+                    count = out.fact(value)
+                    out.set_fact(value, 1 if count is None else count + 1 if isinstance(count, int) else count)
+
+    def on_release(self, e: Release, out: Findings) -> None:
+        SEEN.append(f"released after {out.fact(e.obj)}")
+
+    @staticmethod
+    def join_facts(a: Hashable, b: Hashable) -> Hashable | None:
+        return "many"

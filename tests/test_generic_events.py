@@ -1,0 +1,213 @@
+"""The engine's generic events and checker facts (issue 30, points 2 and 3),
+as a checker from outside ownlint sees them: tests/checkers/recorder.py
+subscribes and records; nothing here reads the engine's internals."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ownlint.engine.models import ModelSet, load_models
+from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
+from tests.checkers import recorder
+
+RECORDER = "tests.checkers.recorder:Recorder"
+
+
+@pytest.fixture(scope="module")
+def models() -> ModelSet:
+    return load_models()
+
+
+def events(source: str, models: ModelSet, checkers: tuple[str, ...] = (RECORDER,)) -> tuple[list[str], list[str]]:
+    """The events recorded, and the codes reported, analysing `source`."""
+    recorder.SEEN.clear()
+    (report,) = analyze_project([SourceFile("m.py", textwrap.dedent(source))], models, EngineOptions(checkers=checkers))
+    assert not report.errors
+    return list(recorder.SEEN), [f"{d.code}:{d.span.line}" for d in report.diagnostics]
+
+
+def only(prefix: str, seen: list[str]) -> list[str]:
+    return [s for s in seen if s.startswith(prefix)]
+
+
+def test_a_frame_ends_by_return_by_falling_off_and_by_raising(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        def f(c):
+            if c:
+                return 1
+            if c > 2:
+                raise ValueError(c)
+            c = 3
+        """,
+        models,
+    )
+    assert only("frame-end", seen) == [
+        "frame-end end at def f",  # the module's last statement
+        "frame-end end at c = 3",
+        "frame-end raise at def f",
+        "frame-end return at return 1",
+    ]
+
+
+def test_a_return_inside_try_finally_still_ends_the_frame_by_return(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        def f(c):
+            try:
+                return c
+            finally:
+                c = 0
+        """,
+        models,
+    )
+    assert only("frame-end", seen) == ["frame-end end at def f", "frame-end return at return c"]
+
+
+def test_a_handle_dies_when_its_last_name_is_rebound_deleted_or_the_frame_ends(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def rebound():
+            err, p = driver.cuMemAlloc(8)
+            p = None
+
+        def deleted():
+            err, p = driver.cuMemAlloc(8)
+            del p
+
+        def ends():
+            err, p = driver.cuMemAlloc(8)
+            q = p
+
+        def returned():
+            err, p = driver.cuMemAlloc(8)
+            return p
+
+        def aliased():
+            err, p = driver.cuMemAlloc(8)
+            q = p
+            p = None
+        """,
+        models,
+    )
+    assert only("death", seen) == [
+        "death p rebound at p = None (live)",
+        "death p deleted at del p (live)",
+        "death p frame end at q = p (live)",
+        "death q frame end at p = None (live)",
+    ]
+
+
+def test_escapes_binds_and_calls_are_published(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        class Holder:
+            def keep(self):
+                err, p = driver.cuMemAlloc(8)
+                self.p = p
+        """,
+        models,
+    )
+    assert "call cuda.bindings.driver.cuMemAlloc args=1 result=value" in seen
+    assert "bind self.p" in seen
+    assert "escape at self.p = p" in seen
+
+
+def test_an_assumed_test_names_the_object_and_the_truth_taken(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f():
+            err, p = driver.cuMemAlloc(8)
+            if not p:
+                return
+            while p:
+                p = None
+        """,
+        models,
+    )
+    # `not p` is a test of `p` with its edges swapped (cfg_builder.py)
+    assert only("assume", seen) == [
+        "assume p True obj",
+        "assume p False obj",
+        "assume p True obj",
+        "assume p True obj",
+        "assume p False -",  # p is None by then
+    ]
+    assert "death p frame end at return (live)" in seen
+
+
+def test_a_checker_keeps_facts_of_its_own_per_path(models: ModelSet) -> None:
+    source = """
+        from cuda.bindings import driver
+
+        def f(c):
+            err, p = driver.cuMemAlloc(8)
+            if c:
+                driver.cuMemFree(p)
+            if p:
+                pass
+
+        def g(c):
+            err, q = driver.cuMemAlloc(8)
+            driver.cuMemFree(q)
+            q = None
+            if q:
+                pass
+        """
+    seen, _ = events(source, models, ("tests.checkers.recorder:Released",))
+    assert seen == ["released, then tested: p"]  # on the path of f that freed p; g rebound q
+
+
+def test_facts_that_grow_in_a_loop_are_joined_by_the_checker(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f(n):
+            err, p = driver.cuMemAlloc(8)
+            touch(p)
+            driver.cuMemFree(p)
+
+        def g(n):
+            err, p = driver.cuMemAlloc(8)
+            for i in range(n):
+                touch(p)
+            driver.cuMemFree(p)
+        """,
+        models,
+        ("tests.checkers.recorder:Counted",),
+    )
+    assert seen[0] == "released after 1"
+    assert set(seen[1:]) <= {
+        "released after None",
+        "released after 1",
+        "released after 2",
+        "released after 3",
+        "released after many",
+    }
+    assert "released after many" in seen[1:]
+
+
+def test_no_checker_with_facts_changes_no_finding(models: ModelSet) -> None:
+    """The built-in checkers with a recorder beside them find what they find alone."""
+    from ownlint.checks import CHECKERS
+
+    source = """
+        from cuda.bindings import driver
+
+        def f():
+            err, p = driver.cuMemAlloc(8)
+            driver.cuMemFree(p)
+            driver.cuMemFree(p)
+        """
+    _, alone = events(source, models, CHECKERS)
+    _, beside = events(source, models, (*CHECKERS, RECORDER, "tests.checkers.recorder:Counted"))
+    assert alone == beside == ["OWN201:7"]

@@ -20,8 +20,8 @@ TESTED = Rule(
     severity="warning",
     summary="A released handle is still bound and is tested as a truth value.",
     what_it_does="""
-Reports a test of a handle's truth (`if p:`, `while p:`) on a path where the handle was already released
-and the name still holds it.
+Reports a test of a handle's truth (`if p:`, `while not p:`) on a path where the handle was already
+released and the name still holds it.
 """,
     why_bad="""
 Releasing a handle does not change the variable: it still holds the address or the wrapper, which is
@@ -36,6 +36,16 @@ def finish(ctx, p, log):
     zeMemFree(ctx, p)
     if p:  # E: XRL201
         log("still holding a handle")
+""",
+        """
+from ze import *
+
+
+def finish(ctx, p, done, log):
+    if done:
+        zeMemFree(ctx, p)
+    while not p:  # E: XRL201
+        log("released on one path")
 """,
     ),
     valid=(
@@ -66,6 +76,17 @@ from ze import *
 def release(ctx, p):
     if p:
         zeMemFree(ctx, p)
+""",
+        """
+from ze import *
+
+
+def finish(ctx, p, done, log):
+    if done:
+        zeMemFree(ctx, p)
+        p = None
+    while not p:
+        log("released on one path, and forgotten there")
 """,
     ),
     known_limits="Only a test of the name itself (`if p:`) is seen, not `if p is not None:` nor `if bool(p):`.",

@@ -331,3 +331,13 @@ def test_a_checker_with_facts_of_its_own_finds_a_released_handle_tested(
     assert [(d.span.line, d.code) for d in result.findings] == [(line, "XRL201") for line in expected]
     if expected:
         assert result.findings[0].message == "`p` was released, and is tested as a truth value"
+
+
+def test_the_generated_documents_mark_a_preview_rule() -> None:
+    from ownlint.registry import rules_document, rules_markdown_table
+
+    preview = Rule("OWN999", "in-preview", "error", "Summary.", "What.", "Why.", (), (), "", "", preview=True)
+    assert "| OWN999 | in-preview | error (preview) | Summary. | no |" in rules_markdown_table({"OWN999": preview})
+    document = rules_document({"OWN999": preview})
+    assert "Severity: error (preview)." in document
+    assert 'it runs only where it is selected by its code (`select = ["OWN999"]`' in document

@@ -315,7 +315,9 @@ def _truth_examples() -> list[tuple[str, str]]:
     return examples
 
 
-@pytest.mark.parametrize(("kind", "example"), _truth_examples(), ids=lambda v: v if v in ("invalid", "valid") else "")
+@pytest.mark.parametrize(
+    ("kind", "example"), _truth_examples(), ids=[f"{kind}{i}" for i, (kind, _) in enumerate(_truth_examples())]
+)
 def test_a_checker_with_facts_of_its_own_finds_a_released_handle_tested(
     tmp_path: Path, kind: str, example: str
 ) -> None:

@@ -19,11 +19,11 @@ def test_rule_table_is_generated() -> None:
 
 
 def test_rule_documents_are_generated() -> None:
-    from ownlint.registry import all_rules, rules_document
+    from ownlint.registry import own_rules, rules_document
 
     docs = README.parent / "docs" / "rules.md"
     assert docs.read_text(encoding="utf-8") == rules_document(), "run `ownlint rules --format docs > docs/rules.md`"
-    for rule in all_rules().values():  # every rule has its section, with its weakness linked
+    for rule in own_rules().values():  # every rule has its section, with its weakness linked
         assert f"\n## {rule.code} {rule.name}\n" in docs.read_text(encoding="utf-8")
         for cwe in rule.cwe:
             assert f"(https://cwe.mitre.org/data/definitions/{cwe}.html)" in rule.markdown()
@@ -49,3 +49,11 @@ def test_nothing_in_src_cites_documents_users_do_not_have() -> None:
         if any(doc in line for doc in ("API.md", "RULES.md", "STYLE.md"))
     ]
     assert cited == []
+
+
+def test_every_configuration_key_is_in_the_readme_table() -> None:
+    from ownlint.config import _KNOWN_KEYS
+
+    text = README.read_text(encoding="utf-8")
+    for key in _KNOWN_KEYS:
+        assert f"\n| `{key}` |" in text, key

@@ -33,4 +33,5 @@ def test_rules_as_json() -> None:
         "cwe": [415],
         "security_severity": 8.0,
         "precision": "high",
+        "preview": False,
     }

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ownlint import __version__, closure, notebook, runner
+from ownlint import __version__, closure, notebook, outside, runner
 from ownlint.checks import CHECKERS, to_diagnostic
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport, Span
@@ -115,7 +115,7 @@ def check_paths(
 
     `config`: one configuration for every file, or a `Resolver` that gives
     each file the closest one. Files whose configurations agree on what the
-    engine reads (models, interop modules, page size) are analysed together.
+    engine reads (models, interop modules, page size, checkers) are analysed together.
     `jobs`: worker processes (default: every core); `use_cache`: reuse and
     store results in `cache_dir` (default: `$OWNLINT_CACHE_DIR`, else the
     user's cache directory; see `ownlint.cachedir`); a cache that cannot be
@@ -127,7 +127,8 @@ def check_paths(
     groups: dict[tuple[object, ...], list[Path]] = {}
     for file in found.files:
         governing = resolver.for_path(file)
-        groups.setdefault((governing.models, governing.interop_modules, governing.page_size), []).append(file)
+        engine_settings = (governing.models, governing.interop_modules, governing.page_size, governing.checkers)
+        groups.setdefault(engine_settings, []).append(file)
     progress.start(len(found.files))
     advanced = [0]
 
@@ -311,13 +312,14 @@ def _analyze(
         interop_modules=config.interop_modules,
         page_size=config.page_size,
         incremental=incremental,
-        checkers=CHECKERS,
+        checkers=CHECKERS + config.checkers,
     )
     cache = None
     if use_cache:
         from ownlint.cache import Cache  # tempfile and the like: not for a run without a cache
 
-        cache = Cache.open(config.root, models.files, options, cache_dir)
+        # the checkers' own modules are hashed like the models: a changed checker gives other results
+        cache = Cache.open(config.root, (*models.files, *outside.source_files(config.checkers)), options, cache_dir)
     reports = _isolated_analysis(sources, models, options, jobs, cache, done)
     if cache is not None:
         cache.finish()

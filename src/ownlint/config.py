@@ -12,7 +12,11 @@ one line naming the file and the key.
 Rule selection follows Ruff: a code is enabled when the longest `select`
 prefix that matches it is longer than the longest `ignore` prefix that matches
 it (on a tie, ignore wins). OWN001 (the file does not parse) is reported even
-when `select` does not name it, unless something ignores it.
+when `select` does not name it, unless something ignores it. A preview rule
+(`Rule.preview`) is enabled only where `select` names its exact code: a
+prefix does not turn it on. A selector is a code or prefix of ownlint's
+(`OWN2`), a code or prefix of a loaded outside checker's rules
+(`checkers`, `ownlint.outside`), or a rule's kebab-case name (its code).
 """
 
 from __future__ import annotations
@@ -25,7 +29,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ownlint import outside
 from ownlint.inputs import MAX_CONFIG_BYTES, InputError, parse_toml, read_regular, shorten
+from ownlint.selection import ConfigError as ConfigError  # configuration errors, and the codes they name
+from ownlint.selection import is_selected, longest_prefix
+from ownlint.selection import normalize_code as normalize_code
 
 CONFIG_FILE_NAMES = (".ownlint.toml", "ownlint.toml", "pyproject.toml")
 """Looked for in this order in each directory; the first one that configures ownlint wins."""
@@ -34,18 +42,26 @@ PARSE_ERROR_CODE = "OWN001"
 MIN_PAGE_SIZE = 4096
 MAX_PAGE_SIZE = 1 << 30
 
-_CODE_OR_PREFIX = re.compile(r"OWN[0-9]{0,3}")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _KNOWN_KEYS = frozenset(
-    {"extend", "select", "ignore", "exclude", "models", "interop-modules", "page-size", "per-file-ignores"}
+    {
+        "extend",
+        "select",
+        "extend-select",
+        "ignore",
+        "exclude",
+        "models",
+        "interop-modules",
+        "page-size",
+        "per-file-ignores",
+        "checkers",
+    }
 )
 
 if TYPE_CHECKING:
     import pathspec  # imported where used: it costs a fully cached run 50 ms
 
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; str() is one line naming the file and the key."""
+    from ownlint.rule import Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,14 +90,16 @@ class Config:
     interop_modules: tuple[str, ...] = ()
     page_size: int | None = None  # None: symbolic
     per_file_ignores: tuple[PerFileIgnore, ...] = ()
+    checkers: tuple[str, ...] = ()  # checkers from outside ownlint, "module:Class" (`ownlint.outside`)
 
-    def is_enabled(self, code: str, path: str | os.PathLike[str]) -> bool:
-        """Whether `code` is reported in the file at `path` (relative to the working directory or absolute)."""
+    def is_enabled(self, code: str, path: str | os.PathLike[str], rules: Mapping[str, Rule] | None = None) -> bool:
+        """Whether `code` is reported in the file at `path` (relative to the working directory or absolute);
+        `rules`: where to learn whether it is a preview rule (default: the registry)."""
         ignore = self.ignore + self._per_file_codes(path)
-        ignored_by = _longest_prefix(code, ignore)
+        ignored_by = longest_prefix(code, ignore)
         if code == PARSE_ERROR_CODE:
             return ignored_by == 0
-        return _longest_prefix(code, self.select) > ignored_by
+        return is_selected(code, self.select, ignored_by, rules)
 
     def with_overrides(self, select: Iterable[str] | None = None, ignore: Iterable[str] = ()) -> Config:
         """The configuration after the command line's `--select` (replaces) and `--ignore` (extends).
@@ -156,19 +174,6 @@ def gitignore_spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
     import pathspec
 
     return pathspec.GitIgnoreSpec.from_lines(patterns)
-
-
-def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:
-    return max((len(p) for p in prefixes if code.startswith(p)), default=0)
-
-
-def normalize_code(value: object, where: str) -> str:
-    """A rule code or prefix in upper case (`own2` -> `OWN2`); ConfigError naming `where` otherwise."""
-    if isinstance(value, str):
-        code = value.strip().upper()
-        if _CODE_OR_PREFIX.fullmatch(code):
-            return code
-    raise ConfigError(f"{where}: {shorten(value)} is not a rule code or prefix (like 'OWN201' or 'OWN2')")
 
 
 def default_config(root: Path | None = None) -> Config:
@@ -263,8 +268,12 @@ def _from_table(table: Mapping[str, Any], file: Path, where: str, parent: Config
         return tuple(normalize_code(c, f"{where} key {key!r}") for c in _string_list(table, key, where))
 
     config = replace(parent, root=base, source=file) if parent is not None else Config(root=base, source=file)
+    if "checkers" in table:  # first: its rules' codes may be selected below
+        config = replace(config, checkers=_checkers(table, where))
     if "select" in table:
         config = replace(config, select=codes("select"))
+    if "extend-select" in table:
+        config = replace(config, select=config.select + codes("extend-select"))
     if "ignore" in table:
         config = replace(config, ignore=codes("ignore"))
     if "exclude" in table:
@@ -312,6 +321,16 @@ def _module_names(table: Mapping[str, Any], where: str) -> tuple[str, ...]:
         if not _MODULE_NAME.fullmatch(name):
             raise ConfigError(f"{where} key 'interop-modules': {shorten(name)} is not a dotted module name")
     return tuple(names)
+
+
+def _checkers(table: Mapping[str, Any], where: str) -> tuple[str, ...]:
+    specs = tuple(_string_list(table, "checkers", where))
+    for spec in specs:
+        try:
+            outside.load(spec)
+        except outside.CheckerError as error:
+            raise ConfigError(f"{where} key 'checkers': {error}") from None
+    return specs
 
 
 def _page_size(value: object, where: str) -> int | None:

@@ -33,7 +33,8 @@ class Overrides:
     `select` replaces the file's `select` (and, as in Ruff, drops its `ignore`);
     `extend_select` and `ignore` add to them; `exclude` replaces the file's
     `exclude` patterns and `extend_exclude` adds to them (both matched, like the
-    file's, relative to the configuration file's directory)."""
+    file's, relative to the configuration file's directory). A code that names
+    no rule is a ConfigError when the overrides are applied."""
 
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
@@ -42,9 +43,8 @@ class Overrides:
     extend_exclude: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for option, codes in (("--select", self.select or ()), ("--extend-select", self.extend_select)):
-            for code in codes:
-                normalize_code(code, option)
+        # codes are checked as they are applied (`apply`), once the configuration has loaded its checkers,
+        # whose codes they may name
         for patterns in (self.exclude or (), self.extend_exclude):
             gitignore_spec(tuple(patterns))  # ValueError on a bad pattern
 

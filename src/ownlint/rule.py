@@ -11,10 +11,14 @@ import re
 from dataclasses import dataclass
 
 CWE_URL = "https://cwe.mitre.org/data/definitions/{number}.html"
+PREVIEW_NOTE = (
+    "This rule is in preview: it runs only where it is selected by its code"
+    ' (`select = ["{code}"]`, or `--extend-select {code}`); a prefix does not turn it on.'
+)
 
 # `# E: OWN201` on a line of an INVALID example: ownlint must report OWN201
 # there (tests/test_rule_examples.py; the syntax of tests/fixtures)
-EXPECTED = re.compile(r"#\s*E:\s*(?=OWN[0-9]+)")
+EXPECTED = re.compile(r"#\s*E:\s*(?=[A-Z]+[0-9]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,9 @@ class Rule:
     cwe: tuple[int, ...] = ()
     security_severity: float = 0.0
     precision: str = "high"  # SARIF's `precision`: how often a finding is a real bug
+    # Off unless selected by its exact code (Ruff's preview): a rule can land before it is quiet on every
+    # project; `select = ["OWN"]`, a prefix, does not turn it on (README, "Preview rules")
+    preview: bool = False
 
     @property
     def help_uri(self) -> str | None:
@@ -53,10 +60,14 @@ class Rule:
     def markdown(self) -> str:
         """The rule's whole documentation, as Markdown."""
         parts = [
-            f"# {self.code} {self.name} ({self.severity})",
+            f"# {self.code} {self.name} ({self.severity}{', preview' if self.preview else ''})",
             "",
             self.summary,
             "",
+        ]
+        if self.preview:
+            parts += [PREVIEW_NOTE.format(code=self.code), ""]
+        parts += [
             "## What it does",
             "",
             self.what_it_does.strip(),

@@ -18,7 +18,8 @@ Only comments count, never text inside strings. A file that `tokenize`
 rejects has no suppressions (it is reported as OWN001 anyway).
 
 Invalid suppressions (reported as OWN002 by `ownlint.api`): an unknown rule
-(in a `noqa` list only `OWN` codes are judged: `E501` is another tool's), an
+(in a `noqa` list only `OWN` codes, and the codes of the outside checkers
+loaded, are judged: `E501` is another tool's), an
 `ignore-file` after code (it would silence nothing), and a line suppression on
 a line of its own (no finding starts on a comment line).
 
@@ -48,7 +49,7 @@ _NOQA = re.compile(
     r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?(?![-\w])",
     re.IGNORECASE,
 )
-_OWN_CODE = re.compile(r"OWN[0-9]+")
+_CODE = re.compile(r"[A-Z]+[0-9]+")
 _MARKER = re.compile(r"ownlint|noqa", re.IGNORECASE)
 
 
@@ -103,9 +104,17 @@ class FileSuppressions:
         return None
 
 
-@functools.cache
 def _rule_names() -> Mapping[str, str]:
-    """Every rule's code by its kebab-case name (the registry, read once when a suppression names a rule)."""
+    """Every rule's code by its kebab-case name: ownlint's and the loaded outside checkers'."""
+    from ownlint import outside
+
+    return _names(len(outside.rules()))
+
+
+@functools.lru_cache(maxsize=1)
+def _names(outside_rules: int) -> Mapping[str, str]:
+    """`_rule_names` for a number of outside rules loaded (they are only added to): read from the
+    registry when a suppression names a rule."""
     from ownlint.registry import all_rules
 
     return {r.name: r.code for r in all_rules().values()}
@@ -114,6 +123,11 @@ def _rule_names() -> Mapping[str, str]:
 def _is_known(selector: str) -> bool:
     """Whether `selector` (an upper-case code or prefix) names at least one rule."""
     return any(code.startswith(selector) for code in _rule_names().values())
+
+
+def _is_code(text: str) -> bool:
+    """Whether `text`, found in a suppression comment, is ownlint's code (known or not) or a loaded checker's."""
+    return text.startswith("OWN") or text in _rule_names().values()
 
 
 def parse_suppressions(source: str) -> FileSuppressions:
@@ -173,13 +187,13 @@ class _Found:
 
     def _selectors(self, text: str, where: tuple[int, int, int], *, names: bool) -> tuple[str, ...]:
         """The codes or prefixes a list names (rule names as their codes); unknown ones are invalid.
-        In a `noqa` list (`names` False) only `OWN` codes are ownlint's."""
+        In a `noqa` list (`names` False) only `OWN` codes and the loaded outside checkers' are ownlint's."""
         selectors: list[str] = []
         for item in (part for part in re.split(r"[\s,]+", text.strip()) if part):
             code = item.upper()
             if names and item.lower() in _rule_names():
                 selectors.append(_rule_names()[item.lower()])
-            elif code.startswith("OWN") and _is_known(code):
+            elif _is_known(code):
                 selectors.append(code)
             elif names or code.startswith("OWN"):
                 self._invalid(where, f"unknown rule {item!r} in a suppression; `ownlint rules` lists them")
@@ -284,9 +298,9 @@ def code_at(source: str, line: int, column: int) -> tuple[str, Span] | None:
                 if match["codes"] is None:
                     continue
                 offset = comment.start[1] + match.start("codes")
-                for found in _OWN_CODE.finditer(match["codes"].upper()):
+                for found in _CODE.finditer(match["codes"].upper()):
                     start, end = offset + found.start() + 1, offset + found.end() + 1
-                    if start <= column <= end:
+                    if start <= column <= end and _is_code(found.group()):
                         return found.group(), Span(line, start, line, end)
     return None
 

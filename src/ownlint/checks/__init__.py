@@ -2,7 +2,8 @@
 
 The analysis in `ownlint.engine` proves violations; a check only decides what
 the finding says. `RULES` is the registry's source; `to_diagnostic` turns a
-violation into the `Diagnostic` the renderers show.
+violation into the `Diagnostic` the renderers show (for a rule of a checker
+from outside ownlint, as `ownlint.outside` words it).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from ownlint import outside
 from ownlint.checks.base import Check
 from ownlint.diagnostics import Diagnostic, Related
 from ownlint.engine.violations import Violation
@@ -68,7 +70,9 @@ def most_specific(violations: list[Violation]) -> list[Violation]:
 
 
 def to_diagnostic(v: Violation) -> Diagnostic:
-    check = CHECKS[v.code]
+    check = CHECKS.get(v.code)
+    if check is None:  # a rule of a checker from outside ownlint (`ownlint.outside`)
+        return outside.to_diagnostic(outside.rule_of(v.code), v)
     message, label, help_text = check.describe(v)
     related = tuple(Related(s.path, s.span, check.story_label(s.label)) for s in v.story)
     return Diagnostic(

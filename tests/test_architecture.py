@@ -12,8 +12,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 
@@ -115,7 +113,6 @@ def import_cycles(src: Path) -> list[list[str]]:
     return strongly_connected({name: imports_of(name, path, known) for name, path in known.items()})
 
 
-@pytest.mark.xfail(strict=True, reason="the evaluator is still 12 mixins (issue 30, point 5)")
 def test_no_import_cycle_between_modules() -> None:
     known = modules()
     assert sum(len(imports_of(name, path, known)) for name, path in known.items()) > 100  # imports are found
@@ -186,7 +183,6 @@ def project_bases(src: Path) -> dict[str, list[str]]:
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="the evaluator is still 12 mixins (issue 30, point 5)")
 def test_no_class_inherits_from_two_classes_of_the_project() -> None:
     bases = project_bases(SRC)
     assert sum(len(b) for b in bases.values()) > 3  # project bases are found
@@ -222,7 +218,6 @@ def stubs_for_the_type_checker(src: Path) -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="the evaluator is still 12 mixins (issue 30, point 5)")
 def test_no_type_checking_block_defines_functions() -> None:
     assert stubs_for_the_type_checker(SRC) == []
 

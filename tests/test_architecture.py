@@ -230,3 +230,15 @@ def test_a_stub_for_the_type_checker_is_found(tmp_path: Path) -> None:
         "import typing\n\n\nclass A:\n    if typing.TYPE_CHECKING:\n\n        def f(self) -> int: ...\n"
     )
     assert stubs_for_the_type_checker(tmp_path) == ["ownlint.a:7 f"]
+
+
+def test_the_evaluators_components_meet_only_through_the_shared_interface() -> None:
+    """Each component of the evaluator (a module importing `eval_shared`) imports
+    no other: the evaluator itself (`typestate_eval`) is the one that builds them."""
+    known = modules()
+    graph = {name: imports_of(name, path, known) for name, path in known.items()}
+    components = {name for name, imported in graph.items() if "ownlint.engine.eval_shared" in imported}
+    components.discard("ownlint.engine.typestate_eval")
+    assert len(components) >= 12
+    assert {name: sorted(graph[name] & components) for name in components if graph[name] & components} == {}
+    assert not graph["ownlint.engine.eval_shared"] & components

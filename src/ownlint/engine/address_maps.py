@@ -67,7 +67,7 @@ def _same(a: linear.Lin, b: linear.Lin) -> bool:
 
 
 class AddressMapEval:
-    """The address-mapping half of `_Eval` (mixed in; `self` is the evaluator)."""
+    """Mapped address ranges, the evaluator's `address_maps` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

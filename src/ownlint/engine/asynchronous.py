@@ -1,4 +1,4 @@
-"""Asynchronous submission: the part of the evaluator (`typestate_eval._Eval`)
+"""Asynchronous submission: the part of the evaluator (`typestate_eval.Evaluator`)
 that follows memory an asynchronous call may still read.
 
 A submission the models list (`[[submit]]`: `q.submit_async(kernel, args)`)
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 
 class AsyncEval:
-    """Asynchronous submissions, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Asynchronous submissions, the evaluator's `asynchronous` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

@@ -1,5 +1,5 @@
 """Capsules, context provenance, threads and host tasks: the rest of the
-values the models describe, as a mixin of the evaluator. It publishes events
+values the models describe, as a component of the evaluator. It publishes events
 (events.py) for the checkers; it decides no rule.
 
 - A capsule is an object tagged "capsule"; a consumer moves it to CONSUMED
@@ -49,7 +49,7 @@ def _elements(v: Val) -> list[Val]:
 
 
 class InteropEval:
-    """The interop half of `_Eval` (mixed in; `self` is the evaluator)."""
+    """The interop catalogue, the evaluator's `interop` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

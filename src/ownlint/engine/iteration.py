@@ -1,5 +1,5 @@
 """One generic loop iteration next to the one before it: what lets facts
-carried from one iteration to the next be compared (a mixin of the evaluator).
+carried from one iteration to the next be compared (a component of the evaluator).
 
 - **The previous iteration's object.** A site that makes its object again
   while the old one is still reachable (a name holds it, it is a live

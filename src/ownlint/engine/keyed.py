@@ -40,7 +40,7 @@ def key_of(value: Val) -> str | None:
 
 
 class KeyedEval:
-    """The keyed-release half of `_Eval` (mixed in; `self` is the evaluator)."""
+    """Handles kept under a key, the evaluator's `keyed` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

@@ -1,7 +1,7 @@
 """Integers and addresses of host memory: linear forms over the page size
 (linear.py), addresses inside buffers, `A | B` flags, and `base + offset` of
-parameters kept for callers (`Off`); a mixin of the evaluator (memory.py's
-`MemoryEval` extends it)."""
+parameters kept for callers (`Off`); the evaluator's `arith`
+component."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ownlint.engine.values import Addr, Const, Field, Flags, Lin, Obj, Off, Para
 
 
 class ArithEval:
-    """Arithmetic on memory values (mixed in; `self` is the evaluator)."""
+    """Arithmetic on memory values, the evaluator's `arith` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

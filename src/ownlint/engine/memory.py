@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
 
 class MemoryEval:
-    """The memory half of `_Eval` (mixed in; `self` is the evaluator)."""
+    """Host memory, the evaluator's `memory` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

@@ -9,7 +9,7 @@ attributes are forgotten: nothing known, no finding. Releases at death:
 `__del__` that frees `self.<attr>` on every outcome, or a finalizer
 registered with a model release (`weakref.finalize(obj, zeMemFree, ctx, p)`),
 marks the handle `at_death`, so an explicit release of it is a second one.
-A mixin of the evaluator (`typestate_eval._Eval`)."""
+The evaluator's `objects` component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def annotated_instances(fa: Analysis) -> dict[str, Instance]:
 
 
 class ObjectsEval:
-    """Objects of project classes, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Objects of project classes, the evaluator's `objects` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

@@ -1,7 +1,7 @@
 """Substitution: a callee's values (over its parameters `Param(i)` and, for
 methods, its `self.x` on entry `Field(x)`) in the caller's terms at a call
-site, as a mixin of the evaluator (`typestate_eval._Eval`) under
-`typestate_replay.ReplayEval`."""
+site: the evaluator's `substitution` component (see eval_shared), which
+`typestate_replay.ReplayEval` calls."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 class SubstituteEval:
-    """Substitution of a callee's values, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Substitution of a callee's values, the evaluator's `substitution` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

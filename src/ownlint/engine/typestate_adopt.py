@@ -1,6 +1,6 @@
 """SYCL interop ownership: adopting a native handle (`make_*`, with keep or
 transfer), transferring it to an owner, and borrowing a handle from an
-owner (`get_native`), as a mixin of the evaluator (`typestate_eval._Eval`)."""
+owner (`get_native`), the evaluator's `adoption` component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class AdoptEval:
-    """Adopt, transfer, borrow, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Adopt, transfer, borrow, the evaluator's `adoption` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

@@ -1,4 +1,4 @@
-"""Calls: how the evaluator (`typestate_eval._Eval`) runs a call (models,
+"""Calls: how the evaluator (`typestate_eval.Evaluator`) runs a call (models,
 memory and interop hooks, project summaries), and the effects a call has on
 one object: use, free, create."""
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class CallEval:
-    """Calls and their effects, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Calls and their effects, the evaluator's `calls` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

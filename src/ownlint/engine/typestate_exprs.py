@@ -1,5 +1,5 @@
 """Expressions: the `expr_<Class>` methods of the evaluator
-(`typestate_eval._Eval`, whose `expr` dispatches to them), expression-level
+(`typestate_eval.Evaluator`, whose `expr` dispatches to them), expression-level
 branches (`branch` forks the path), captures by nested functions, and what
 a `return` does to the handles and mappings it hands back."""
 
@@ -20,7 +20,7 @@ from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Statu
 
 
 class ExprEval:
-    """Expression evaluation, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Expression evaluation, the evaluator's `exprs` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

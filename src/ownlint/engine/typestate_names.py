@@ -1,4 +1,4 @@
-"""Names and statements: the part of the evaluator (`typestate_eval._Eval`)
+"""Names and statements: the part of the evaluator (`typestate_eval.Evaluator`)
 that binds, rebinds and deletes names, runs simple statements, and makes
 names forget an object a site makes again (recency)."""
 
@@ -16,7 +16,7 @@ from ownlint.engine.values import Addr, AIface, BufRef, Const, Instance, Lin, Ma
 
 
 class NamesEval:
-    """Binding and statements, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Binding and statements, the evaluator's `names` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

@@ -1,7 +1,7 @@
 """Project functions: replaying a callee's summary at a call site (choose an
 outcome, bind the arguments, apply its effects on each parameter and field,
-materialize what it returns), as a mixin of the evaluator
-(`typestate_eval._Eval`)."""
+materialize what it returns), the evaluator's `replay`
+component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 class ReplayEval:
-    """Summary application, as a mixin of `_Eval` (`self` is the evaluator)."""
+    """Summary application, the evaluator's `replay` component (see eval_shared)."""
 
     def __init__(self, ev: EvalShared) -> None:
         self.ev = ev

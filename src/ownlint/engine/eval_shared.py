@@ -24,15 +24,18 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `keyed` (keyed): handles kept in containers under a key.
 
 No component imports another: each reaches the others through the typed
-attributes of `EvalShared`, and each is seen by the others only through its
-Protocol here (the methods the rest of the evaluator calls). Every other
-method of a component is its own business.
+attributes of `EvalShared` (`self.ev.names.bind(...)`), and each is seen by
+the others only through its Protocol here (the methods the rest of the
+evaluator calls; a method another component starts calling is added to it).
+Every other method of a component is its own business.
 
 What is shared, besides the components: the analysis running the evaluator
 (`fa`, an `Analysis`), the models, the checkers' handlers (`on`), and what
 changes per CFG element: the path state `st` (changed in place), the choices
 of the forks taken (`choices`), and the statement being run (`site`, where
-owners die). `expr` evaluates an expression (dispatching to the components'
+owners die). One evaluator serves a whole `FunctionAnalysis`, so a component
+may keep `fa`, `models` and `on` as its own attributes (they never change),
+but reads `self.ev.st`, `self.ev.choices` and `self.ev.site` each time. `expr` evaluates an expression (dispatching to the components'
 `expr_<Class>` methods), and `report` is where checkers report
 (`events.Findings`): a component passes `self.ev` to the checkers' handlers.
 """

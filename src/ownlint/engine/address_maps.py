@@ -22,21 +22,16 @@ themselves with these too (they share `HState.mapping`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
 from ownlint.engine import linear
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import MappingMade, Overlap
 from ownlint.engine.memvalues import lin_options
 from ownlint.engine.model_types import AddressMap, Unmap
-from ownlint.engine.state import FREED, LIVE, HState, Step
-from ownlint.engine.typestate_base import EvalBase
+from ownlint.engine.state import FREED, LIVE, HState
 from ownlint.engine.values import Addr, Mapping, Obj, Val
 from ownlint.engine.walk import walk
-
-if TYPE_CHECKING:
-    from ownlint.engine.summaries import Summary
 
 
 def _start(address: Val, spelled: cst.BaseExpression | None) -> tuple[Obj, linear.Lin] | None:
@@ -71,20 +66,14 @@ def _same(a: linear.Lin, b: linear.Lin) -> bool:
     return linear.sign(linear.add(a, b, -1)) == 0
 
 
-class AddressMapEval(EvalBase):
-    """The address-mapping half of `_Eval` (mixed in; `self` is the evaluator)."""
+class AddressMapEval:
+    """Mapped address ranges, the evaluator's `address_maps` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
-
-        def forget(self, obj: Obj) -> None: ...
-        def free(
-            self,
-            value: Val,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
+        self.on = ev.on
 
     def address_map_objects(self, node: cst.Call, spec: AddressMap | Unmap, positional: list[Val]) -> list[Obj]:
         """What the call may change: the mapping it makes, or the one it ends."""
@@ -101,15 +90,15 @@ class AddressMapEval(EvalBase):
         start = _start(address, _argument(node, spec.address))
         overlap = self.overlapping(tag, start, size)
         obj = self.fa.site_object(node, "mapped")
-        self.forget(obj)
+        self.ev.names.forget(obj)
         step = self.fa.step_of(node, f"{spec.kind} made here")
         # the mapping keeps its address only where its start is known (see _start)
         kept = address if start is not None else None
-        self.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, mapping=Mapping(kept, size, None, True, True))
+        self.ev.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, mapping=Mapping(kept, size, None, True, True))
         if overlap is not None:
             event = MappingMade(node, None, None, (), None, None, None, None, overlap)
             for handler in self.on["mapping_made"]:
-                handler(event, self)
+                handler(event, self.ev)
 
     def overlapping(self, tag: str, start: tuple[Obj, linear.Lin] | None, size: Val) -> Overlap | None:
         """A live mapping of this kind that `[start, start + size)` overlaps."""
@@ -117,7 +106,7 @@ class AddressMapEval(EvalBase):
             return None
         base, offset = start
         sizes = lin_options(size) if size is not None else None
-        for hs in list(self.st.heap.values()):
+        for hs in list(self.ev.st.heap.values()):
             m = hs.mapping
             if m is None or hs.kind == FREED or hs.tag != tag:
                 continue
@@ -154,7 +143,7 @@ class AddressMapEval(EvalBase):
         if start is None or not kinds:
             return None
         ended: Obj | None = None
-        for obj, hs in list(self.st.heap.items()):
+        for obj, hs in list(self.ev.st.heap.items()):
             m = hs.mapping
             if m is None or not hs.tag.startswith("map:") or hs.tag[4:] not in kinds:
                 continue
@@ -170,4 +159,4 @@ class AddressMapEval(EvalBase):
         """End the mapping that starts at the call's address."""
         target = self.mapping_at(node, spec, [v for _, v in positional])
         if target is not None:
-            self.free(target, node, positional[spec.address][0].value)
+            self.ev.calls.free(target, node, positional[spec.address][0].value)

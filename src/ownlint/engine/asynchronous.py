@@ -1,4 +1,4 @@
-"""Asynchronous submission: the part of the evaluator (`typestate_eval._Eval`)
+"""Asynchronous submission: the part of the evaluator (`typestate_eval.Evaluator`)
 that follows memory an asynchronous call may still read.
 
 A submission the models list (`[[submit]]`: `q.submit_async(kernel, args)`)
@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import InFlightReleased
 from ownlint.engine.state import LIVE, OWNER, HState
-from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Obj, Seq, Val, objects_in
 
 EVENT_TAG = "submission event"  # the tag of an event object a submission returns
@@ -39,14 +39,14 @@ if TYPE_CHECKING:
     from ownlint.engine.model_types import Submit
 
 
-class AsyncEval(EvalBase):
-    """Asynchronous submissions, as a mixin of `_Eval` (`self` is the evaluator)."""
+class AsyncEval:
+    """Asynchronous submissions, the evaluator's `asynchronous` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def escape(self, value: Val) -> None: ...
-        def forget(self, obj: Obj) -> None: ...
-        def use(self, value: Val, node: cst.CSTNode, spelled: str | cst.CSTNode) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
+        self.on = ev.on
 
     def async_call(
         self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
@@ -66,12 +66,12 @@ class AsyncEval(EvalBase):
                 return True, None
             if name in spec.keep_alive_methods and args:
                 for obj in objects_in(args[0][1]):
-                    hs = self.st.heap.get(obj)
+                    hs = self.ev.st.heap.get(obj)
                     if hs is not None and hs.inflight:
-                        self.st.heap[obj] = hs.but(inflight=frozenset())
+                        self.ev.st.heap[obj] = hs.but(inflight=frozenset())
                 self._use_all(node, args)
                 for _, v in args:
-                    self.escape(v)  # the runtime keeps them alive
+                    self.ev.names.escape(v)  # the runtime keeps them alive
                 return True, None
         if qualified in spec.wait_functions:
             first = args[0][1] if args else None
@@ -83,12 +83,12 @@ class AsyncEval(EvalBase):
         return False, None
 
     def _is_event(self, obj: Obj) -> bool:
-        hs = self.st.heap.get(obj)
+        hs = self.ev.st.heap.get(obj)
         return hs is not None and hs.tag == EVENT_TAG
 
     def _use_all(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
         for a, v in args:
-            self.use(v, node, a.value)
+            self.ev.calls.use(v, node, a.value)
 
     def _submit(self, node: cst.Call, submit: Submit, args: list[tuple[cst.Arg, Val]]) -> Val:
         memory: set[int] = set()  # indexes into `args` of the memory arguments
@@ -107,29 +107,29 @@ class AsyncEval(EvalBase):
                 deps.update(o for o in objects_in(v) if self._is_event(o))
         after = set(deps)
         for d in deps:
-            after |= self.st.heap[d].after
+            after |= self.ev.st.heap[d].after
         event = self.fa.site_object(node, "result")
-        self.forget(event)
+        self.ev.names.forget(event)
         step = self.fa.step_of(node, "submitted here; it may still run")
-        self.st.heap[event] = HState(LIVE, False, (step,), tag=EVENT_TAG, after=frozenset(after))
+        self.ev.st.heap[event] = HState(LIVE, False, (step,), tag=EVENT_TAG, after=frozenset(after))
         kinds = self.models.asynchronous.memory_owner_kinds
         for k, (a, v) in enumerate(args):
-            self.use(v, node, a.value)
+            self.ev.calls.use(v, node, a.value)
             inflight = [o for o in objects_in(v) if k in memory and self._may_die(o, kinds)]
             for o in inflight:
-                hs = self.st.heap[o]
-                self.st.heap[o] = hs.but(inflight=hs.inflight | {event})
+                hs = self.ev.st.heap[o]
+                self.ev.st.heap[o] = hs.but(inflight=hs.inflight | {event})
             if not inflight:
-                self.escape(v)
+                self.ev.names.escape(v)
         return event
 
     def _may_die(self, obj: Obj, kinds: set[str]) -> bool:
-        hs = self.st.heap.get(obj)
+        hs = self.ev.st.heap.get(obj)
         return hs is not None and hs.kind == OWNER and not hs.escaped and not obj.on_entry and hs.tag in kinds
 
     def _complete(self, events: list[Obj] | None) -> None:
         """The submissions `events` (None: every one) and those they waited for are done."""
-        heap = self.st.heap
+        heap = self.ev.st.heap
         done: set[Obj] = set()
         for e in events or ():
             done.add(e)
@@ -145,31 +145,31 @@ class AsyncEval(EvalBase):
         if not hs.inflight or hs.reported:
             return
         submitted = tuple(
-            self.st.heap[e].story[0]
+            self.ev.st.heap[e].story[0]
             for e in sorted(hs.inflight, key=repr)
-            if e in self.st.heap and self.st.heap[e].story
+            if e in self.ev.st.heap and self.ev.st.heap[e].story
         )
         event = InFlightReleased(obj, hs, node, name, how, submitted[:1])
         for handler in self.on["in_flight_released"]:
-            handler(event, self)
+            handler(event, self.ev)
 
     def remade_in_flight(self, obj: Obj) -> None:
         """The site that made `obj` makes it again (`src = C()` run by the next
         loop iteration): if the statement rebinds the only names holding the
         old one while it is in flight, it dies here."""
-        hs = self.st.heap.get(obj)
-        site = self.site
+        hs = self.ev.st.heap.get(obj)
+        site = self.ev.site
         if hs is None or not hs.inflight or hs.kind != OWNER or hs.escaped or type(site) is not cst.Assign:
             return
         targets = {t.target.value for t in site.targets if type(t.target) is cst.Name}
-        holders = {k for k, v in self.st.env.items() if obj in objects_in(v)}
+        holders = {k for k, v in self.ev.st.env.items() if obj in objects_in(v)}
         if holders and holders <= targets:
             self.dies_in_flight(obj, hs, site, source_of(site.targets[0].target), "rebound")
 
     def frame_ends(self, node: cst.CSTNode, how: str = "returns") -> None:
         """`return` (or falling off the end, `how` "ends", at the last statement
         run): every local owner still in flight dies with the frame."""
-        for obj, hs in list(self.st.heap.items()):
+        for obj, hs in list(self.ev.st.heap.items()):
             if hs.inflight and hs.kind == OWNER and not hs.escaped and not obj.on_entry:
-                names = sorted(k for k, v in self.st.env.items() if obj in objects_in(v) and "." not in k)
+                names = sorted(k for k, v in self.ev.st.env.items() if obj in objects_in(v) and "." not in k)
                 self.dies_in_flight(obj, hs, node, names[0] if names else None, how)

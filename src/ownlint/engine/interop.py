@@ -1,5 +1,5 @@
 """Capsules, context provenance, threads and host tasks: the rest of the
-values the models describe, as a mixin of the evaluator. It publishes events
+values the models describe, as a component of the evaluator. It publishes events
 (events.py) for the checkers; it decides no rule.
 
 - A capsule is an object tagged "capsule"; a consumer moves it to CONSUMED
@@ -21,22 +21,17 @@ Known limits:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import AdoptCall, Consume, Export, Store, ToThread
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
 from ownlint.engine.state import CONSUMED, LIVE, LIVE_STATE, HState
-from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Addr, BufRef, Dict, Field, Obj, Param, Seq, Val, objects_in
-
-if TYPE_CHECKING:
-    from ownlint.engine.state import Step
-    from ownlint.engine.summaries import Summary
-
 
 _objs = objects_in
 
@@ -53,40 +48,26 @@ def _elements(v: Val) -> list[Val]:
     return out
 
 
-class InteropEval(EvalBase):
-    """The interop half of `_Eval` (mixed in; `self` is the evaluator)."""
+class InteropEval:
+    """The interop catalogue, the evaluator's `interop` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval, with MemoryEval) provides
-
-        def forget(self, obj: Obj) -> None: ...
-        def use(
-            self,
-            value: Val,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
-        def report_plain(
-            self,
-            code: str,
-            node: cst.CSTNode,
-            handle: str | None,
-            facts: tuple[tuple[str, str], ...] = (),
-            story: tuple[Step, ...] = (),
-        ) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
+        self.on = ev.on
 
     def tagged(self, v: Val, tag: str) -> bool:
         objs = _objs(v)
-        return len(objs) == 1 and self.st.heap.get(objs[0], LIVE_STATE).tag == tag
+        return len(objs) == 1 and self.ev.st.heap.get(objs[0], LIVE_STATE).tag == tag
 
     def explicit(self, v: Val) -> bool:
-        return any(self.st.heap.get(o, LIVE_STATE).prov == "explicit" for x in _elements(v) for o in _objs(x))
+        return any(self.ev.st.heap.get(o, LIVE_STATE).prov == "explicit" for x in _elements(v) for o in _objs(x))
 
     def new_tagged(self, node: cst.CSTNode, tag: str, label: str) -> Obj:
         obj = self.fa.site_object(node, "tagged")
-        self.forget(obj)
-        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),), tag=tag)
+        self.ev.names.forget(obj)
+        self.ev.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),), tag=tag)
         return obj
 
     # -- calls ------------------------------------------------------------------------
@@ -118,7 +99,7 @@ class InteropEval(EvalBase):
             return True, None
         if qualified in threads.executor_constructors:
             for _, v in args:
-                self.use(v, node, "")
+                self.ev.calls.use(v, node, "")
             return True, self.new_tagged(node, "executor", "the executor is made here")
         if method and last in threads.executor_methods and self.tagged(receiver, "executor"):
             api = f"executor.{last}"
@@ -136,11 +117,11 @@ class InteropEval(EvalBase):
         value = args[0][1]
         consumed = False
         for obj in _objs(value):
-            hs = self.st.heap.get(obj)
+            hs = self.ev.st.heap.get(obj)
             if obj.on_entry and (hs is None or hs.kind != CONSUMED):
                 # a parameter may be a capsule: the callers replay this consumption
                 step = self.fa.step_of(node, "consumed here")
-                self.st.heap[obj] = (hs or LIVE_STATE).with_step(CONSUMED, step)
+                self.ev.st.heap[obj] = (hs or LIVE_STATE).with_step(CONSUMED, step)
                 continue
             if hs is None or hs.tag != "capsule":
                 continue
@@ -149,20 +130,20 @@ class InteropEval(EvalBase):
                 continue
             event = Consume(obj, hs, node, source_of(args[0][0].value), None, None)
             for handler in self.on["consume"]:
-                handler(event, self)
+                handler(event, self.ev)
             if hs.kind != CONSUMED:
-                self.st.heap[obj] = hs.with_step(CONSUMED, self.fa.step_of(node, "first consumed here"))
+                self.ev.st.heap[obj] = hs.with_step(CONSUMED, self.fa.step_of(node, "first consumed here"))
         if not consumed and last in caps.export_functions:
             self.check_export(node, value, args[0][0].value)
         return consumed
 
     def check_export(self, node: cst.CSTNode, value: Val, spelled: cst.CSTNode) -> None:
         for obj in _objs(value):
-            hs = self.st.heap.get(obj)
+            hs = self.ev.st.heap.get(obj)
             if hs is not None:
                 event = Export(obj, hs, node, source_of(spelled))
                 for handler in self.on["export"]:
-                    handler(event, self)
+                    handler(event, self.ev)
 
     def provenance(
         self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
@@ -184,16 +165,16 @@ class InteropEval(EvalBase):
             return result
         if not isinstance(result, Obj):
             result = self.fa.site_object(node, "explicit")
-            self.forget(result)
-        hs = self.st.heap.get(result, LIVE_STATE)
-        self.st.heap[result] = hs.but(prov="explicit", story=(*hs.story, self.fa.step_of(node, step_label)))
+            self.ev.names.forget(result)
+        hs = self.ev.st.heap.get(result, LIVE_STATE)
+        self.ev.st.heap[result] = hs.but(prov="explicit", story=(*hs.story, self.fa.step_of(node, step_label)))
         return result
 
     def carried_from(self, node: cst.Call, result: Val, carried: list[Val]) -> Val:
         """Made on a parameter or field this function knows nothing of: explicit
         if the caller's is (`HState.prov` "of:param:<i>" / "of:field:<name>",
         resolved by `typestate_replay.materialize`)."""
-        sources = [o for v in carried for o in _objs(v) if o.on_entry and not self.st.heap.get(o, LIVE_STATE).prov]
+        sources = [o for v in carried for o in _objs(v) if o.on_entry and not self.ev.st.heap.get(o, LIVE_STATE).prov]
         if len(sources) != 1 or (result is not None and not isinstance(result, Obj)):
             return result
         src = sources[0]
@@ -202,35 +183,35 @@ class InteropEval(EvalBase):
             return result
         if result is None:
             result = self.fa.site_object(node, "explicit")
-            self.forget(result)
-        hs = self.st.heap.get(result, LIVE_STATE)
+            self.ev.names.forget(result)
+        hs = self.ev.st.heap.get(result, LIVE_STATE)
         if hs.prov:
             return result
-        self.st.heap[result] = hs.but(prov=prov)
+        self.ev.st.heap[result] = hs.but(prov=prov)
         return result
 
     def to_thread(self, node: cst.Call, value: Val, api: str) -> None:
         """A value handed to another thread or process (`api` says how)."""
         for element in _elements(value):
             for obj in _objs(element):
-                hs = self.st.heap.get(obj)
+                hs = self.ev.st.heap.get(obj)
                 if hs is None or hs.reported:
                     continue
-                owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+                owner = self.ev.st.heap.get(hs.owner) if hs.owner is not None else None
                 event = ToThread(obj, hs, owner, node, api)
                 for handler in self.on["to_thread"]:
-                    handler(event, self)
+                    handler(event, self.ev)
 
     # -- host tasks -----------------------------------------------------------------------
     def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None:
         """A value stored where it outlives the function (`where`: attribute, global, container, return, yield)."""
         for element in _elements(value):
             for obj in _objs(element):
-                hs = self.st.heap.get(obj)
+                hs = self.ev.st.heap.get(obj)
                 if hs is not None and not hs.reported:
                     event = Store(obj, hs, node, where)
                     for handler in self.on["store"]:
-                        handler(event, self)
+                        handler(event, self.ev)
 
     def outside(self, base: cst.BaseExpression) -> bool:
         """Whether a container named by `base` was made outside this function."""
@@ -238,7 +219,7 @@ class InteropEval(EvalBase):
             base = base.value
         if type(base) is not cst.Name:
             return False
-        v = self.st.env.get(base.value)
+        v = self.ev.st.env.get(base.value)
         return v is None or (isinstance(v, Obj) and v.on_entry)
 
     # -- adoption inputs ----------------------------------------------------------------
@@ -249,7 +230,7 @@ class InteropEval(EvalBase):
             return
         host = (type(handle) is Addr and not isinstance(handle.buffer, Param)) or type(handle) is BufRef
         if isinstance(handle, Obj):
-            host = parse_tag(self.st.heap.get(handle, LIVE_STATE).tag) is not None
+            host = parse_tag(self.ev.st.heap.get(handle, LIVE_STATE).tag) is not None
         event = AdoptCall(adopt, node, host, tuple(args))
         for handler in handlers:
-            handler(event, self)
+            handler(event, self.ev)

@@ -1,5 +1,5 @@
 """One generic loop iteration next to the one before it: what lets facts
-carried from one iteration to the next be compared (a mixin of the evaluator).
+carried from one iteration to the next be compared (a component of the evaluator).
 
 - **The previous iteration's object.** A site that makes its object again
   while the old one is still reachable (a name holds it, it is a live
@@ -21,16 +21,16 @@ carried from one iteration to the next be compared (a mixin of the evaluator).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ownlint.engine import linear
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.loopsyntax import accumulators
 from ownlint.engine.memvalues import as_lin, lin_value
 from ownlint.engine.state import FREED, HState
 from ownlint.engine.store import Env, Heap
-from ownlint.engine.typestate_base import EvalBase, _index
+from ownlint.engine.typestate_base import _index
 from ownlint.engine.values import (
     Addr,
     AIface,
@@ -171,24 +171,24 @@ def _in_form(form: linear.Lin, symbol: str) -> bool:
     return any(symbol in m for m, _ in form)
 
 
-class IterationEval(EvalBase):
+class IterationEval:
     """Keeps the previous iteration's objects and advances loop variables (mixed in)."""
 
-    if TYPE_CHECKING:  # what the evaluator provides
-
-        def expr(self, node: cst.BaseExpression) -> Val: ...
-        def forget(self, obj: Obj) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
 
     def keep_previous(self, obj: Obj) -> bool:
         """`obj`'s site makes it again: rename the old one to the site's previous
         object when something still reaches it; False when nothing does (it is
         forgotten as before)."""
-        st = self.st
+        st = self.ev.st
         hs = st.heap.get(obj)
         if hs is None or type(obj) is Previous or not self._reachable(obj, hs):
             return False
         prev = self.fa.previous_object(obj)
-        self.forget(prev)  # the older one: recency, one iteration later
+        self.ev.names.forget(prev)  # the older one: recency, one iteration later
         creator = self.fa.creators.get(obj)
         if creator is not None:
             self.fa.creators[prev] = creator
@@ -200,7 +200,7 @@ class IterationEval(EvalBase):
         return True
 
     def _reachable(self, obj: Obj, hs: HState) -> bool:
-        st = self.st
+        st = self.ev.st
         if hs.mapping is not None and hs.kind != FREED:
             return True
         held: set[Obj] = set()
@@ -222,7 +222,7 @@ class IterationEval(EvalBase):
         return False
 
     def _rewrite(self, om: ObjMap, fm: FormMap) -> None:
-        st = self.st
+        st = self.ev.st
         st.env = Env({k: nv for k, nv in ((k, rewrite(v, om, fm)) for k, v in st.env.items()) if nv is not None})
         heap: dict[Obj, HState] = {}
         for o, hs in st.heap.items():
@@ -234,9 +234,9 @@ class IterationEval(EvalBase):
     def advance(self, var: Obj, step: linear.Lin) -> None:
         """The loop variable `var` (one unknown integer per iteration) moves on by
         `step`: what the previous iteration derived from it now reads `var - step`."""
-        st = self.st
+        st = self.ev.st
         if var in st.heap:
-            self.forget(var)
+            self.ev.names.forget(var)
             return
         shift = _shifted_form(var.symbol, step)
         fallback = Lin(linear.add(linear.sym(var.symbol), step, -1))
@@ -271,21 +271,21 @@ class IterationEval(EvalBase):
         if self.range_step(loop) is not None:
             var = self.fa.site_object(loop.target, "unknown")
             self._drop(var.symbol)
-            self.forget(var)
+            self.ev.names.forget(var)
         if (
             type(loop.target) is cst.Name
-            and any(hs.mapping is not None and hs.kind != FREED for hs in self.st.heap.values())
+            and any(hs.mapping is not None and hs.kind != FREED for hs in self.ev.st.heap.values())
             and self._frees_each(loop.body, loop.target.value)
         ):
             self._freed_by_loop(loop.iter)
         for name, delta in accumulators(loop):
-            start = as_lin(self.st.env.get(name))
-            d = as_lin(self.expr(delta)) if self._fixed(delta) else None
+            start = as_lin(self.ev.st.env.get(name))
+            d = as_lin(self.ev.expr(delta)) if self._fixed(delta) else None
             term = linear.mul(linear.sym(counter.symbol), d) if d is not None else None
             if start is not None and term is not None:
                 value = lin_value(linear.add(start, term))
                 if value is not None:
-                    self.st.env[name] = value
+                    self.ev.st.env[name] = value
 
     def _frees_each(self, body: cst.BaseSuite, var: str) -> bool:
         """Whether every iteration frees the loop variable `var`: a top-level
@@ -319,7 +319,7 @@ class IterationEval(EvalBase):
         a list or tuple literal are known; what a list built by `append`
         holds is not followed, so every live mapping is forgotten (this only
         loses findings, never makes one)."""
-        st = self.st
+        st = self.ev.st
         if type(iterable) in (cst.List, cst.Tuple) and type(st.last) is Seq:
             held: set[Obj] = set()
             for item in st.last.items:
@@ -331,7 +331,7 @@ class IterationEval(EvalBase):
             del st.heap[o]
 
     def _mentioned(self, symbol: str) -> bool:
-        st = self.st
+        st = self.ev.st
         return any(_has(v, symbol) for v in st.env.values()) or any(
             hs.mapping is not None and (_has(hs.mapping.address, symbol) or _has(hs.mapping.size, symbol))
             for hs in st.heap.values()
@@ -351,7 +351,7 @@ class IterationEval(EvalBase):
         it = loop.iter
         if type(loop.target) is not cst.Name or type(it) is not cst.Call or type(it.func) is not cst.Name:
             return None
-        if it.func.value != "range" or it.func.value in self.st.env or self.fa.names.qualify(it.func) != "range":
+        if it.func.value != "range" or it.func.value in self.ev.st.env or self.fa.names.qualify(it.func) != "range":
             return None
         if not 1 <= len(it.args) <= 3 or any(a.keyword is not None or a.star for a in it.args):
             return None
@@ -360,7 +360,7 @@ class IterationEval(EvalBase):
         arg = it.args[2].value
         if not self._fixed(arg):
             return None
-        form = as_lin(self.expr(arg))
+        form = as_lin(self.ev.expr(arg))
         return form if form else None
 
     def _fixed(self, node: cst.BaseExpression) -> bool:
@@ -369,7 +369,7 @@ class IterationEval(EvalBase):
         if type(node) is cst.Integer:
             return True
         if type(node) is cst.Name:
-            return node.value not in self.st.env and node.value not in self.fa.params
+            return node.value not in self.ev.st.env and node.value not in self.fa.params
         if type(node) is cst.BinaryOperation:
             return self._fixed(node.left) and self._fixed(node.right)
         if type(node) is cst.UnaryOperation:

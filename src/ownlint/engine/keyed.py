@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine.state import FREED, LIVE, HState, Step
-from ownlint.engine.typestate_base import EvalBase
+from ownlint.engine.eval_shared import EvalShared
+from ownlint.engine.state import FREED, LIVE, HState
 from ownlint.engine.values import Const, Obj, Val
 
 if TYPE_CHECKING:
-    from ownlint.engine.summaries import Summary
+    pass
 
 _PREFIXES = ("key", "counted", "given")
 
@@ -39,26 +39,18 @@ def key_of(value: Val) -> str | None:
     return None
 
 
-class KeyedEval(EvalBase):
-    """The keyed-release half of `_Eval` (mixed in; `self` is the evaluator)."""
+class KeyedEval:
+    """Handles kept under a key, the evaluator's `keyed` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
-
-        def free(
-            self,
-            value: Val,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
 
     def key_handle(self, obj: Obj, key: Val, counted: bool) -> None:
         """`obj` was created with `key`."""
         k = key_of(key)
-        hs = self.st.heap.get(obj)
+        hs = self.ev.st.heap.get(obj)
         if k is not None and hs is not None:
-            self.st.heap[obj] = hs.but(tag=f"{'counted' if counted else 'key'}:{k}")
+            self.ev.st.heap[obj] = hs.but(tag=f"{'counted' if counted else 'key'}:{k}")
 
     def keyed(self, key: Val) -> list[tuple[Obj, HState]]:
         """The handles created with `key`, in the order they were made."""
@@ -66,7 +58,7 @@ class KeyedEval(EvalBase):
         if k is None:
             return []
         out = []
-        for obj, hs in self.st.heap.items():
+        for obj, hs in self.ev.st.heap.items():
             prefix, _, rest = hs.tag.partition(":")
             if rest == k and prefix in _PREFIXES:
                 out.append((obj, hs))
@@ -78,13 +70,13 @@ class KeyedEval(EvalBase):
         live = [(o, hs) for o, hs in mine if hs.kind == LIVE and not hs.tag.startswith("given:")]
         if len(live) > 1 and live[-1][1].tag.startswith("counted:"):
             obj, hs = live[-1]
-            self.st.heap[obj] = hs.but(tag="given:" + hs.tag.partition(":")[2])
+            self.ev.st.heap[obj] = hs.but(tag="given:" + hs.tag.partition(":")[2])
             return
         if live:
             for obj, hs in mine:
                 if hs.kind == LIVE:
-                    self.free(obj, node, arg.value)
+                    self.ev.calls.free(obj, node, arg.value)
             return
         freed = [o for o, hs in mine if hs.kind == FREED]
         if freed:
-            self.free(freed[-1], node, arg.value)
+            self.ev.calls.free(freed[-1], node, arg.value)

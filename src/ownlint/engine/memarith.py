@@ -1,26 +1,24 @@
 """Integers and addresses of host memory: linear forms over the page size
 (linear.py), addresses inside buffers, `A | B` flags, and `base + offset` of
-parameters kept for callers (`Off`); a mixin of the evaluator (memory.py's
-`MemoryEval` extends it)."""
+parameters kept for callers (`Off`); the evaluator's `arith`
+component."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from ownlint.engine import domain, linear
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.memvalues import addr_value, as_lin, lin_value
-from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Addr, Const, Field, Flags, Lin, Obj, Off, Param, Sym, Val
 
 
-class ArithEval(EvalBase):
-    """Arithmetic on memory values (mixed in; `self` is the evaluator)."""
+class ArithEval:
+    """Arithmetic on memory values, the evaluator's `arith` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the evaluator provides
-
-        def is_buffer(self, v: Val) -> bool: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
 
     # -- integers and addresses -------------------------------------------------
     def page_size(self) -> Val:
@@ -45,7 +43,7 @@ class ArithEval(EvalBase):
             return Flags(tuple(sorted(names)))
         if type(left) is Addr and type(op) in (cst.Add, cst.Subtract):
             delta = as_lin(right)
-            if delta is None and isinstance(right, Obj) and not right.on_entry and right not in self.st.heap:
+            if delta is None and isinstance(right, Obj) and not right.on_entry and right not in self.ev.st.heap:
                 delta = self.symbol_for(right)  # an unknown integer (a loop variable): one symbol
             if delta is None or left.offset is None:
                 return Addr(left.buffer, None)
@@ -58,7 +56,7 @@ class ArithEval(EvalBase):
         if type(left) is Field and type(op) in (cst.Add, cst.Subtract) and b is not None and domain.form_fits(b):
             # `self.base + offset`: kept for the caller to re-root at its object's attribute
             return Off(left, b if type(op) is cst.Add else linear.add((), b, -1))
-        if type(op) is cst.Add and type(left) is Param and not self.is_buffer(left):
+        if type(op) is cst.Add and type(left) is Param and not self.ev.memory.is_buffer(left):
             # `base + offset` of parameters: kept for the caller to substitute
             delta = b if b is not None else self.symbol_for(right) if type(right) is Param else None
             if delta is not None and _mentions_param(delta) and domain.form_fits(delta):

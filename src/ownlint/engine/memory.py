@@ -37,8 +37,8 @@ import libcst as cst
 
 from ownlint.engine import domain, linear
 from ownlint.engine.cfg import source_of
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Buffer, BufferReleased, DanglingLink, MappingMade, Overlap
-from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
 from ownlint.engine.memvalues import buffer_tag, lin_options, parse_tag
 from ownlint.engine.memvalues import lin_value as lin_value
@@ -65,16 +65,14 @@ if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
 
 
-class MemoryEval(ArithEval):
-    """The memory half of `_Eval` (mixed in; `self` is the evaluator)."""
+class MemoryEval:
+    """Host memory, the evaluator's `memory` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the evaluator (typestate_eval._Eval) provides
-
-        def bind(self, key: str, value: Val) -> None: ...
-        def escape(self, value: Val) -> None: ...
-        def expr(self, node: cst.BaseExpression) -> Val: ...
-        def forget(self, obj: Obj) -> None: ...
-        def refs(self, obj: Obj) -> bool: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
+        self.on = ev.on
 
     # -- calls --------------------------------------------------------------------
     def memory_call(
@@ -86,10 +84,10 @@ class MemoryEval(ArithEval):
         last = qualified.rpartition(".")[2]
         method = type(node.func) is cst.Attribute
         if qualified in mem.page_size_calls:
-            return True, self.page_size()
+            return True, self.ev.arith.page_size()
         if qualified in mem.page_size_sysconf:
             if type(first) is Const and str(first.value) in mem.page_size_sysconf_names:
-                return True, self.page_size()
+                return True, self.ev.arith.page_size()
             return True, None
         if qualified in mem.aligned or qualified in mem.unaligned:
             ro = qualified in mem.read_only
@@ -109,13 +107,13 @@ class MemoryEval(ArithEval):
             if element.partition(".")[0] in mem.array_type_modules:
                 return True, self.new_buffer(node, False, False, f"a ctypes array `{source_of(node.func)}`")
         if method and last in mem.read_only_methods and self.is_buffer(receiver):
-            aligned, _, _ = parse_tag(self.st.heap[receiver].tag)  # type: ignore[index,misc]
+            aligned, _, _ = parse_tag(self.ev.st.heap[receiver].tag)  # type: ignore[index,misc]
             return True, self.new_buffer(node, aligned, True, f"a read-only view (`{last}()`)")
         if method and last in mem.view_methods and self.keeps_views(receiver):
             return True, receiver
         holder = node.func.value if type(node.func) is cst.Attribute else None
         if type(holder) is cst.Attribute and f"{holder.attr.value}.{last}" in mem.address_methods:
-            inner = self.expr(holder.value)  # `arr.ctypes.data_as(T)`: arr's address
+            inner = self.ev.expr(holder.value)  # `arr.ctypes.data_as(T)`: arr's address
             if self.is_buffer(inner) or type(inner) is Param:
                 return True, Addr(inner, ())
         if method and last in mem.from_buffer_methods and self.is_buffer(first):
@@ -140,24 +138,24 @@ class MemoryEval(ArithEval):
         return False, None
 
     def key_of(self, expr: cst.BaseExpression) -> str | None:
-        return target_key(expr, self.fa.self_name, self.st.env)
+        return target_key(expr, self.fa.self_name, self.ev.st.env)
 
     def is_buffer(self, v: Val) -> bool:
-        return isinstance(v, Obj) and parse_tag(self.st.heap.get(v, HState(OWNER)).tag) is not None
+        return isinstance(v, Obj) and parse_tag(self.ev.st.heap.get(v, HState(OWNER)).tag) is not None
 
     def keeps_views(self, v: Val) -> bool:
         """Whether `v` is a buffer whose slices and view methods are views of it
         (numpy's: a bytes or bytearray slice is a copy)."""
         if not self.is_buffer(v):
             return False
-        info = parse_tag(self.st.heap[v].tag)  # type: ignore[index]
+        info = parse_tag(self.ev.st.heap[v].tag)  # type: ignore[index]
         return info is not None and info[2].partition(".")[0] in self.models.memory.view_modules
 
     def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> Obj:
         obj = self.fa.site_object(node, "result")
-        self.forget(obj)
+        self.ev.names.forget(obj)
         step = self.fa.step_of(node, "the buffer is made here")
-        self.st.heap[obj] = HState(OWNER, False, (step,), tag=buffer_tag(aligned, read_only, source))
+        self.ev.st.heap[obj] = HState(OWNER, False, (step,), tag=buffer_tag(aligned, read_only, source))
         return obj
 
     # -- attributes and subscripts ----------------------------------------------------
@@ -173,7 +171,7 @@ class MemoryEval(ArithEval):
         for path in mem.address_attributes:
             head, _, tail = path.rpartition(".")
             if attr == tail and type(node.value) is cst.Attribute and node.value.attr.value == head:
-                inner = self.expr(node.value.value)
+                inner = self.ev.expr(node.value.value)
                 if self.is_buffer(inner) or type(inner) in (Param, Field):
                     return True, Addr(inner, ())  # a parameter's: placed by the caller (summaries.Derived)
         return False, None
@@ -191,17 +189,17 @@ class MemoryEval(ArithEval):
         if type(target.value) is not cst.Name:
             return False
         name = target.value.value
-        current = self.st.env.get(name)
+        current = self.ev.st.env.get(name)
         if type(current) is not Struct:
             return False
         fields = dict(current.fields)
         fields[target.attr.value] = value
         struct = Struct(current.type, tuple(sorted(fields.items(), key=_by_name)))
         if not domain.fits(struct):
-            self.escape(struct)
-            self.bind(name, None)
+            self.ev.names.escape(struct)
+            self.ev.names.bind(name, None)
             return True
-        self.st.env[name] = struct
+        self.ev.st.env[name] = struct
         return True
 
     # -- the descriptor chain -------------------------------------------------------
@@ -234,7 +232,7 @@ class MemoryEval(ArithEval):
                 if self.dangling_link(link, None):
                     event = DanglingLink(node, _struct_name(link), returned=False)
                     for handler in self.on["dangling_link"]:
-                        handler(event, self)
+                        handler(event, self.ev)
                     return
 
     def dangling_link(self, link: Val, leaving: set[str] | None) -> bool:
@@ -297,11 +295,11 @@ class MemoryEval(ArithEval):
         ):
             addr_done = True
             buf, offset = addr.buffer, addr.offset
-            hs = self.st.heap.get(buf, HState(OWNER))
+            hs = self.ev.st.heap.get(buf, HState(OWNER))
             info = parse_tag(hs.tag)
             if info is not None:
                 aligned, read_only, source = info
-                temporary = hs.kind == OWNER and not hs.escaped and not self.refs(buf)
+                temporary = hs.kind == OWNER and not hs.escaped and not self.ev.names.refs(buf)
                 buffer = Buffer(aligned, read_only, source, temporary)
                 if offset is not None and sizes is not None:
                     overlap = self.overlap(buf, offset, sizes)
@@ -319,12 +317,12 @@ class MemoryEval(ArithEval):
             overlap,
         )
         for handler in self.on["mapping_made"]:
-            handler(event, self)
+            handler(event, self.ev)
         return Mapping(addr, size, ro_flag, addr_done, size_done)
 
     def overlap(self, buf: Obj, offset: linear.Lin, sizes: list[linear.Lin]) -> Overlap | None:
         """A live mapping of `buf` that `[offset, offset + size)` overlaps for every size it may have."""
-        for hs in list(self.st.heap.values()):
+        for hs in list(self.ev.st.heap.values()):
             m = hs.mapping
             if m is None or hs.kind == FREED or type(m.address) is not Addr:
                 continue
@@ -349,21 +347,21 @@ class MemoryEval(ArithEval):
         """The buffer's memory goes away (closed, deleted, its `with` ends)."""
         if not isinstance(buf, Obj):
             return
-        for hs in self.st.heap.values():
+        for hs in self.ev.st.heap.values():
             m = hs.mapping
             if m is None or hs.kind == FREED or hs.reported:
                 continue
             if type(m.address) is Addr and m.address.buffer is buf:
                 event = BufferReleased(node, name, how, hs)
                 for handler in self.on["buffer_released"]:
-                    handler(event, self)
+                    handler(event, self.ev)
                 break
-        owner = self.st.heap.get(buf)
+        owner = self.ev.st.heap.get(buf)
         if owner is None and type(buf) is Field:
             # the object's own buffer: its callers release what their object holds (typestate_replay)
-            self.st.heap[buf] = HState(OWNER_DEAD, False, (self.fa.step_of(node, f"the buffer is {how} here"),))
+            self.ev.st.heap[buf] = HState(OWNER_DEAD, False, (self.fa.step_of(node, f"the buffer is {how} here"),))
         elif owner is not None and owner.kind == OWNER:
-            self.st.heap[buf] = owner.with_step(OWNER_DEAD, self.fa.step_of(node, f"the buffer is {how} here"))
+            self.ev.st.heap[buf] = owner.with_step(OWNER_DEAD, self.fa.step_of(node, f"the buffer is {how} here"))
 
 
 def _struct_name(link: Val) -> str | None:

@@ -9,7 +9,7 @@ attributes are forgotten: nothing known, no finding. Releases at death:
 `__del__` that frees `self.<attr>` on every outcome, or a finalizer
 registered with a model release (`weakref.finalize(obj, zeMemFree, ctx, p)`),
 marks the handle `at_death`, so an explicit release of it is a second one.
-A mixin of the evaluator (`typestate_eval._Eval`)."""
+The evaluator's `objects` component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -18,19 +18,19 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
-from ownlint.engine.state import FREED, LIVE_STATE, HState
-from ownlint.engine.typestate_base import EvalBase, _index
+from ownlint.engine.eval_shared import Analysis, EvalShared
+from ownlint.engine.state import FREED, LIVE_STATE
+from ownlint.engine.typestate_base import _index
 from ownlint.engine.values import Field, Instance, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.summaries import Outcome, OwnerDesc, Summary
-    from ownlint.engine.typestate_analysis import FunctionAnalysis
+    from ownlint.engine.summaries import Outcome, Summary
 
 
 Bound = dict[int, tuple[cst.BaseExpression | None, Val]]  # a call's arguments, by the callee's parameter
 
 
-def annotated_instances(fa: FunctionAnalysis) -> dict[str, Instance]:
+def annotated_instances(fa: Analysis) -> dict[str, Instance]:
     """The parameters annotated with a project class (resolved through the
     module's imports) whose `__init__` resolves: each is bound on entry to an
     object of that class, `Instance(-1 - index)`, whose attributes are read as
@@ -53,32 +53,13 @@ def annotated_instances(fa: FunctionAnalysis) -> dict[str, Instance]:
     return out
 
 
-class ObjectsEval(EvalBase):
-    """Objects of project classes, as a mixin of `_Eval` (`self` is the evaluator)."""
+class ObjectsEval:
+    """Objects of project classes, the evaluator's `objects` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def apply(
-            self,
-            summary: Summary,
-            node: cst.CSTNode,
-            receiver: Val,
-            args: list[tuple[cst.Arg, Val]],
-            fields_at: str | None = None,
-        ) -> Val: ...
-        def escape(self, value: Val) -> None: ...
-        def replay(
-            self,
-            effect: HState,
-            owner: OwnerDesc,
-            value: Val,
-            ret: Val,
-            bound: Bound,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            summary: Summary,
-            which: str,
-        ) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
 
     def method(self, cls: str, name: str, node: cst.Call) -> Summary | None:
         """The summary of `cls.name`, a function of the checked tree, or None."""
@@ -97,14 +78,14 @@ class ObjectsEval(EvalBase):
         obj = self.fa.instance_object(node, qualified)
         self.forget_fields(obj)  # built again: the last one's attributes are not this one's
         for _, v in args:
-            self.escape(v)
-        self.apply(init, node, obj, args, obj.key)
+            self.ev.names.escape(v)
+        self.ev.replay.apply(init, node, obj, args, obj.key)
         dele = self.method(qualified, "__del__", node)
         if dele is not None and dele.is_method and dele.outcomes:
             freed = set.intersection(*({a for a, hs, _ in o.fields if hs.kind == FREED} for o in dele.outcomes))
             for attr in sorted(freed):
                 key = f"{obj.key}.{attr}"
-                self.at_death(self.st.env.get(key), node, f"freed by `{dele.name}` when it dies", key)
+                self.at_death(self.ev.st.env.get(key), node, f"freed by `{dele.name}` when it dies", key)
         return obj
 
     def finalizer(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
@@ -112,14 +93,14 @@ class ObjectsEval(EvalBase):
         among `args` is registered to run when `obj` dies."""
         positional = [(a, v) for a, v in args if a.keyword is None and not a.star]
         handle: Val = None
-        if len(positional) >= 2 and not (type(fn := positional[1][0].value) is cst.Name and fn.value in self.st.env):
+        if len(positional) >= 2 and not (type(fn := positional[1][0].value) is cst.Name and fn.value in self.ev.st.env):
             model = self.models.call(self.fa.names.qualify(fn) or "?")
             if model is not None and model.release is not None and model.release.key is None:
                 i = _index(model.release.handle, len(positional) - 2)
                 handle = positional[2 + i][1] if i is not None else None
         for _, v in args:
             if v is not handle:
-                self.escape(v)
+                self.ev.names.escape(v)
         if self.may_detach():
             return  # `f.detach()` cancels the finalizer: the explicit release may be the only one
         self.at_death(handle, node, "released when its finalizer runs (registered here)", "finalizer")
@@ -135,13 +116,13 @@ class ObjectsEval(EvalBase):
         `how` (the env key), so only while that attribute still holds them."""
         step = self.fa.step_of(node, label)
         for o in objects_in(value):
-            hs = self.st.heap.get(o, LIVE_STATE)
+            hs = self.ev.st.heap.get(o, LIVE_STATE)
             if hs.kind != FREED and not hs.at_death:
-                self.st.heap[o] = hs.with_step(hs.kind, step, at_death=how)
+                self.ev.st.heap[o] = hs.with_step(hs.kind, step, at_death=how)
 
     def spared(self, key: str, value: Val) -> None:
         """`key` no longer holds `value`: a `__del__` that frees `key` frees something else."""
-        heap = self.st.heap
+        heap = self.ev.st.heap
         for o in objects_in(value):
             hs = heap.get(o)
             if hs is not None and hs.at_death == key:
@@ -156,12 +137,12 @@ class ObjectsEval(EvalBase):
             self.forget_fields(obj)
             return False, None
         for _, v in args:
-            self.escape(v)
+            self.ev.names.escape(v)
         for attr in {a for a, _ in summary.outcomes[0].rebinds} if summary.outcomes else ():
             if all(any(a == attr for a, _ in o.rebinds) for o in summary.outcomes):
                 key = f"{obj.key}.{attr}"
-                self.spared(key, self.st.env.get(key))  # rebound by the method: `__del__` frees the new value
-        return True, self.apply(summary, node, obj, args, obj.key)
+                self.spared(key, self.ev.st.env.get(key))  # rebound by the method: `__del__` frees the new value
+        return True, self.ev.replay.apply(summary, node, obj, args, obj.key)
 
     def enter(self, obj: Instance, node: cst.CSTNode | None) -> Val:
         """`with x as y`: what `__enter__` returns (its effects on `x`'s attributes replayed)."""
@@ -172,7 +153,7 @@ class ObjectsEval(EvalBase):
         if summary is None or not summary.is_method:
             self.forget_fields(obj)
             return None
-        return self.apply(summary, node, obj, [], obj.key)
+        return self.ev.replay.apply(summary, node, obj, [], obj.key)
 
     def exit(self, obj: Instance, node: cst.CSTNode) -> None:
         """The end of `with x`: `__exit__`'s effects on `x`'s attributes."""
@@ -180,15 +161,15 @@ class ObjectsEval(EvalBase):
         if summary is None or not summary.is_method:
             self.forget_fields(obj)
             return
-        self.apply(summary, node, obj, [], obj.key)
+        self.ev.replay.apply(summary, node, obj, [], obj.key)
 
     def on_entry_attribute(self, obj: Val, attr: str) -> Val:
         """`<obj>.attr` where nothing in this function set it: for a parameter's
         object (`annotated_instances`) not yet forgotten, the object it held on
         entry (a `Field` named `<parameter>.<attr>`); otherwise unknown."""
-        if type(obj) is not Instance or obj.number >= 0 or obj.key in self.st.env:  # built here, forgotten
+        if type(obj) is not Instance or obj.number >= 0 or obj.key in self.ev.st.env:  # built here, forgotten
             return None
-        value = self.st.env[f"{obj.key}.{attr}"] = Field.of(f"{self.fa.params[-1 - obj.number]}.{attr}")
+        value = self.ev.st.env[f"{obj.key}.{attr}"] = Field.of(f"{self.fa.params[-1 - obj.number]}.{attr}")
         return value
 
     def replay_objects(
@@ -211,15 +192,17 @@ class ObjectsEval(EvalBase):
                 continue
             for attr, effect, owner in followed[i]:
                 key = f"{value.key}.{attr}"
-                if key in self.st.env or self.on_entry_attribute(value, attr) is not None:
+                if key in self.ev.st.env or self.on_entry_attribute(value, attr) is not None:
                     spelled = f"{source_of(expr)}.{attr}"
-                    self.replay(effect, owner, self.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
+                    self.ev.replay.replay(
+                        effect, owner, self.ev.st.env[key], ret, bound, node, spelled, summary, f"field {attr}"
+                    )
 
     def forget_fields(self, obj: Instance) -> None:
         """Nothing is known any more of `obj`'s attributes (of a parameter's
         object, not even on entry: `obj.key` in env marks it forgotten)."""
         prefix = obj.key + "."
-        env = self.st.env
+        env = self.ev.st.env
         if obj.number < 0:
             env[obj.key] = None
         for key in [k for k in env if k.startswith(prefix)]:

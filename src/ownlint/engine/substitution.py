@@ -1,27 +1,26 @@
 """Substitution: a callee's values (over its parameters `Param(i)` and, for
 methods, its `self.x` on entry `Field(x)`) in the caller's terms at a call
-site, as a mixin of the evaluator (`typestate_eval._Eval`) under
-`typestate_replay.ReplayEval`."""
+site: the evaluator's `substitution` component (see eval_shared), which
+`typestate_replay.ReplayEval` calls."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ownlint.engine import domain, linear
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.memvalues import addr_value, as_lin, lin_value
-from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Addr, Field, Lin, Obj, Off, OneOf, Param, Val
 
 if TYPE_CHECKING:
     import libcst as cst
 
 
-class SubstituteEval(EvalBase):
-    """Substitution of a callee's values, as a mixin of `_Eval` (`self` is the evaluator)."""
+class SubstituteEval:
+    """Substitution of a callee's values, the evaluator's `substitution` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def is_buffer(self, v: Val) -> bool: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
 
     def substitute(
         self, v: Val, bound: dict[int, tuple[cst.BaseExpression | None, Val]], prefix: str | None = None
@@ -31,16 +30,16 @@ class SubstituteEval(EvalBase):
         if type(v) is Param and v.index in bound:
             return bound[v.index][1]
         if prefix is not None and type(v) is Addr and type(v.buffer) is Field:
-            outer = self.st.env.get(f"{prefix}.{v.buffer.name}")
-            if self.is_buffer(outer):
+            outer = self.ev.st.env.get(f"{prefix}.{v.buffer.name}")
+            if self.ev.memory.is_buffer(outer):
                 return Addr(outer, v.offset)
             if type(outer) is Addr and outer.offset is not None and v.offset is not None:
                 return addr_value(outer.buffer, linear.add(outer.offset, v.offset))
             return None
         if prefix is not None and type(v) is Field:
-            return self.st.env.get(f"{prefix}.{v.name}")
+            return self.ev.st.env.get(f"{prefix}.{v.name}")
         if prefix is not None and type(v) is Off and type(v.base) is Field:
-            outer = self.st.env.get(f"{prefix}.{v.base.name}")
+            outer = self.ev.st.env.get(f"{prefix}.{v.base.name}")
             if type(outer) is not Addr:
                 return None
             if outer.offset is None:
@@ -63,10 +62,10 @@ class SubstituteEval(EvalBase):
                 return Off(outer.base, moved) if domain.form_fits(moved) else outer.base
             if type(outer) is Param and delta is not None and _mentions_param(delta):
                 return Off(outer, delta)  # the caller's own parameters: its callers substitute them
-            return outer if isinstance(outer, Obj) and not self.is_buffer(outer) else None
+            return outer if isinstance(outer, Obj) and not self.ev.memory.is_buffer(outer) else None
         if type(v) is Addr and type(v.buffer) is Param:
             outer = bound.get(v.buffer.index, (None, None))[1]
-            if self.is_buffer(outer):
+            if self.ev.memory.is_buffer(outer):
                 return Addr(outer, v.offset)
             if type(outer) is Addr and outer.offset is not None and v.offset is not None:
                 return addr_value(outer.buffer, linear.add(outer.offset, v.offset))

@@ -30,9 +30,10 @@ Where each part lives (this module re-exports what the rest of ownlint uses):
   the value helpers (`literal`, `fold`, `target_key`, ...), a leaf;
 - typestate_analysis: `FunctionAnalysis`, the driver (budgets, edges,
   reporting);
-- typestate_eval: the evaluator `_Eval`, made of the mixins typestate_names,
-  typestate_exprs, typestate_calls, typestate_adopt, typestate_replay, substitution,
-  memory and interop.
+- typestate_eval: the evaluator `Evaluator`, composed of one component per
+  concern (names, expressions, calls, adoption, replay, substitution, objects,
+  memory, arithmetic, interop, asynchronous, iteration, address maps, keyed
+  containers), which meet only through `eval_shared.EvalShared`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """SYCL interop ownership: adopting a native handle (`make_*`, with keep or
 transfer), transferring it to an owner, and borrowing a handle from an
-owner (`get_native`), as a mixin of the evaluator (`typestate_eval._Eval`)."""
+owner (`get_native`), the evaluator's `adoption` component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -9,34 +9,23 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import THREAD_SAFE, BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
-from ownlint.engine.typestate_base import EvalBase
 from ownlint.engine.values import Const, Dict, Lent, Obj, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
 
 
-class AdoptEval(EvalBase):
-    """Adopt, transfer, borrow, as a mixin of `_Eval` (`self` is the evaluator)."""
+class AdoptEval:
+    """Adopt, transfer, borrow, the evaluator's `adoption` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
-        def forget(self, obj: Obj) -> None: ...
-        def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool: ...
-        def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> Obj: ...
-        def refs(self, obj: Obj) -> bool: ...
-        def use(
-            self,
-            value: Val,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.on = ev.on
 
     # -- SYCL interop --------------------------------------------------------------
     def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
@@ -84,35 +73,35 @@ class AdoptEval(EvalBase):
         if type(first) is Dict:
             handle = next((v for k, v in first.items if k in adopt.ownership.handle_fields), None)
         interop = (
-            self.guarded(qualified, adopt.ownership.guard_modules)
+            self.ev.calls.guarded(qualified, adopt.ownership.guard_modules)
             or record
             or any(a.keyword is not None and a.keyword.value in adopt.ownership.keywords for a, _ in args)
-            or any(self.st.heap.get(o, LIVE_STATE).tag == "native" for o in objects_in(handle))
+            or any(self.ev.st.heap.get(o, LIVE_STATE).tag == "native" for o in objects_in(handle))
         )
         if not interop:
             return None
-        self.check_inputs(adopt, node, handle, args)
+        self.ev.interop.check_inputs(adopt, node, handle, args)
         mode = self.ownership_of(adopt, first, args)
-        owner = self.new_owner(node, adopt.owner_kind, "made here")
+        owner = self.ev.calls.new_owner(node, adopt.owner_kind, "made here")
         spelled = spelled_node
         for obj in objects_in(handle):
-            hs = self.st.heap.get(obj, LIVE_STATE)
+            hs = self.ev.st.heap.get(obj, LIVE_STATE)
             if hs.reported:
                 continue
             if mode == "transfer":
                 self.transfer(obj, owner, node, spelled)
             elif mode == "keep":
-                self.use(obj, node, spelled)
-                hs = self.st.heap.get(obj, LIVE_STATE)
+                self.ev.calls.use(obj, node, spelled)
+                hs = self.ev.st.heap.get(obj, LIVE_STATE)
                 if not hs.reported and hs.kind in (LIVE, KEPT):
-                    self.st.heap[obj] = hs.with_step(
+                    self.ev.st.heap[obj] = hs.with_step(
                         KEPT, self.fa.step_of(node, "adopted with `keep` here"), owner=owner
                     )
-                    self.st.heap[owner] = self.st.heap[owner].but(owner=obj)
+                    self.ev.st.heap[owner] = self.ev.st.heap[owner].but(owner=obj)
             else:  # unknown ownership: nothing may rest on it
-                self.use(obj, node, spelled)
-                if not self.st.heap.get(obj, LIVE_STATE).reported:
-                    self.st.heap.pop(obj, None)
+                self.ev.calls.use(obj, node, spelled)
+                if not self.ev.st.heap.get(obj, LIVE_STATE).reported:
+                    self.ev.st.heap.pop(obj, None)
         return owner
 
     def transfer(
@@ -124,21 +113,21 @@ class AdoptEval(EvalBase):
         via: Summary | None = None,
         inner: Step | None = None,
     ) -> None:
-        hs = self.st.heap.get(obj, LIVE_STATE)
+        hs = self.ev.st.heap.get(obj, LIVE_STATE)
         if hs.reported:
             return
         event = Transfer(obj, hs, node, spelled, via, inner)
         for handler in self.on["transfer"]:
-            handler(event, self)
+            handler(event, self.ev)
         if hs.kind in (TRANSFERRED, FREED):
             return  # taken over already, or gone: nothing changes
         where = inner if inner is not None else self.fa.step_of(node, "")
         label = f"ownership transferred here, inside `{via.name}`" if via is not None else "ownership transferred here"
-        self.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label, where.stmt), owner=owner)
+        self.ev.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label, where.stmt), owner=owner)
 
     def borrow(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: cst.CSTNode) -> Val:
         """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
-        self.use(owner_val, node, spelled)
+        self.ev.calls.use(owner_val, node, spelled)
         return self.lend(b, owner_val, node, source_of(spelled))
 
     def lend(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: str) -> Val:
@@ -148,29 +137,29 @@ class AdoptEval(EvalBase):
         if len(objs) != 1:
             return None
         owner = objs[0]
-        hs = self.st.heap.get(owner)
+        hs = self.ev.st.heap.get(owner)
         if owner.on_entry and (hs is None or hs.kind == LIVE):
             return Lent(owner, b)  # the caller knows whose handle it is (summaries.Lend)
         if hs is None or hs.kind not in (OWNER, OWNER_DEAD):
             return None  # not an object ownlint follows: nothing is known of its lifetime
         event = BorrowFrom(hs, b, node, spelled)
         for handler in self.on["borrow_from"]:
-            handler(event, self)
+            handler(event, self.ev)
         if hs.tag in b.unsupported:
             return None  # this kind of owner lends no handle
         if hs.owner is not None and hs.kind == OWNER:
             return hs.owner  # made with keep: the application's own handle
         result = self.fa.site_object(node, "adopted")
-        self.forget(result)
-        self.st.heap[result] = HState(
+        self.ev.names.forget(result)
+        self.ev.st.heap[result] = HState(
             BORROWED,
             False,
             (self.fa.step_of(node, f"borrowed from `{spelled}` here"),),
             owner=owner,
             tag=THREAD_SAFE if b.thread_safe else "",
         )
-        if hs.kind == OWNER and not hs.escaped and not self.refs(owner):
-            self.st.heap[owner] = hs.with_step(
+        if hs.kind == OWNER and not hs.escaped and not self.ev.names.refs(owner):
+            self.ev.st.heap[owner] = hs.with_step(
                 OWNER_DEAD, self.fa.step_of(node, "a temporary: it dies at the end of this statement")
             )
         return result

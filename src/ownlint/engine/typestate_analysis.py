@@ -29,7 +29,7 @@ from ownlint.engine.typestate_base import (
     _Fork,
     literal,
 )
-from ownlint.engine.typestate_eval import _Eval
+from ownlint.engine.typestate_eval import Evaluator
 from ownlint.engine.values import Const, Field, Instance, Obj, Param, Site, Status, Val, objects_in
 from ownlint.engine.walk import walk
 
@@ -53,6 +53,7 @@ class FunctionAnalysis:
         self.name = name
         self.resolver = resolver
         self.fields: dict[str, Obj] = {}  # self.x read before any write -> its object
+        self.evaluator: Evaluator | None = None  # made at the first element run, then pointed at each (Evaluator.begin)
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
         # `global` / `nonlocal` names (none to look for where the text has neither word)
@@ -273,8 +274,7 @@ class FunctionAnalysis:
         value = s.env.get(subject.value) if type(subject) is cst.Name else None
         obj = value if isinstance(value, Obj) else None
         event = Assume(test, truth, obj, s.heap.get(obj) if obj is not None else None)
-        ev = _Eval(self, s, _NO_CHOICES)
-        ev.site = test
+        ev = self.evaluator_at(s, test)
         for handler in self.subscribers["assume"]:
             handler(event, ev)
         return s
@@ -283,7 +283,6 @@ class FunctionAnalysis:
         """`st` after the checkers saw `FrameEnd` and the `Death` of each
         object that only locals held."""
         s = st.copy()
-        ev = _Eval(self, s, _NO_CHOICES)
         node: cst.CSTNode = self.cfg.node
         how = "raise" if e.dst == self.cfg.raise_exit else "end" if e.kind == "end" else "return"
         self.at = node
@@ -293,9 +292,9 @@ class FunctionAnalysis:
                 node, self.at = ret.node, ret.stmt
         elif how == "end":
             node = self.at = self.last_statement(e.src)
-            if self.models.submits:
-                ev.frame_ends(node, "ends")  # owners in flight die with the frame (OWN404)
-        ev.site = node
+        ev = self.evaluator_at(s, node)
+        if how == "end" and self.models.submits:
+            ev.asynchronous.frame_ends(node, "ends")  # owners in flight die with the frame (OWN404)
         event = FrameEnd(node, how)
         for handler in self.subscribers["frame_end"]:
             handler(event, ev)
@@ -362,38 +361,48 @@ class FunctionAnalysis:
                 last = node
         return last
 
+    def evaluator_at(self, st: PathState, site: cst.CSTNode) -> Evaluator:
+        """The evaluator, pointed at `st` with `site` the statement being run."""
+        ev = self.evaluator
+        if ev is None:
+            ev = self.evaluator = Evaluator(self, st, _NO_CHOICES)
+        ev.begin(st, _NO_CHOICES, site)
+        return ev
+
     # -- statements ----------------------------------------------------------
     def exec_elem(self, elem: Elem, st: PathState, choices: dict[cst.CSTNode, int]) -> None:
-        ev = _Eval(self, st, choices)
+        ev = self.evaluator
+        if ev is None:
+            ev = self.evaluator = Evaluator(self, st, choices)
         self.at = elem.stmt
         node = elem.node
         kind = elem.kind
-        ev.site = elem.origin if kind == "with_exit" and elem.origin is not None else node
+        ev.begin(st, choices, elem.origin if kind == "with_exit" and elem.origin is not None else node)
         if kind == "eval":
             st.last = ev.expr(node)  # type: ignore[arg-type]
             if elem.source == "for":
-                ev.loop_entered(elem.origin)  # type: ignore[arg-type]
+                ev.iteration.loop_entered(elem.origin)  # type: ignore[arg-type]
             if elem.source == "with" and st.last is not None:
                 st.env[f"<with {id(elem.origin)}>"] = st.last
                 if type(st.last) is Instance:  # `with C(...) as x`: x is what `__enter__` returns
                     item = elem.origin
                     as_node = getattr(item, "asname", None) or (item if type(node) is not cst.Call else None)
-                    st.last = ev.enter(st.last, as_node)
+                    st.last = ev.objects.enter(st.last, as_node)
         elif kind == "with_exit":
             held = st.env.pop(f"<with {id(elem.origin)}>", None)
             if type(held) is Instance and elem.origin is not None:
-                ev.exit(held, elem.origin)
-            elif ev.is_buffer(held):
+                ev.objects.exit(held, elem.origin)
+            elif ev.memory.is_buffer(held):
                 name = source_of(elem.origin.asname.name) if getattr(elem.origin, "asname", None) else source_of(node)  # type: ignore[union-attr]
-                ev.release_buffer(held, elem.origin, "with block ends", name)  # type: ignore[arg-type]
+                ev.memory.release_buffer(held, elem.origin, "with block ends", name)  # type: ignore[arg-type]
         elif kind == "return":
             assert type(node) is cst.Return
             value = ev.expr(node.value) if node.value is not None else None
             if value is not None:
-                ev.returned(value, node)
+                ev.exprs.returned(value, node)
                 st.env[RETURN_KEY] = value
             if self.models.submits:
-                ev.frame_ends(node)
+                ev.asynchronous.frame_ends(node)
         elif kind == "raise":
             assert type(node) is cst.Raise
             if node.exc is not None:
@@ -401,15 +410,15 @@ class FunctionAnalysis:
         elif kind == "bind":
             value = st.last if elem.source == "with" else None
             if elem.source == "for":
-                value = ev.loop_variable(elem.origin)  # type: ignore[arg-type]
-            ev.bind_target(node, value)
+                value = ev.iteration.loop_variable(elem.origin)  # type: ignore[arg-type]
+            ev.names.bind_target(node, value)
         elif kind == "def":
-            ev.capture(node)
+            ev.exprs.capture(node)
             def_name = getattr(node, "name", None)
             if type(def_name) is cst.Name:
-                ev.bind(def_name.value, None)
+                ev.names.bind(def_name.value, None)
         elif kind == "stmt":
-            ev.small_statement(node)
+            ev.names.small_statement(node)
 
     # -- objects -------------------------------------------------------------
     def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Site:

@@ -1,8 +1,8 @@
 """What every part of the typestate analysis shares, importing none of them:
 the records it produces (`RawViolation`, `Unit`), the exceptions that stop or
-fork a path, the value helpers (`literal`, `fold`, `target_key`,
-`_objects_in`, ...), and `Analysis`, what the evaluator's mixins use of the
-`FunctionAnalysis` running them (a Protocol, so that they need not import it).
+fork a path, and the value helpers (`literal`, `fold`, `target_key`,
+`_objects_in`, ...). What the evaluator's components share is in
+`eval_shared`.
 """
 
 from __future__ import annotations
@@ -11,16 +11,13 @@ import ast
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import libcst as cst
 
 from ownlint.engine import domain
-from ownlint.engine.cfg import CFG
-from ownlint.engine.events import Subscribers
-from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
-from ownlint.engine.state import PathState, Step
+from ownlint.engine.state import Step
 from ownlint.engine.summaries import Summary
 from ownlint.engine.values import Const, Dict, Instance, Obj, Ref, Seq, Val, objects_in
 from ownlint.engine.walk import names_used, statements, walk
@@ -221,51 +218,3 @@ def _match_captures(node: cst.CSTNode) -> list[str]:
     return [
         n.name.value for n in walk(node) if (type(n) is cst.MatchAs or type(n) is cst.MatchStar) and n.name is not None
     ]
-
-
-class Analysis(Protocol):
-    """What the evaluator uses of the analysis it runs for (typestate_analysis.FunctionAnalysis)."""
-
-    unit: Unit
-    cfg: CFG
-    models: ModelSet
-    names: ModuleNames
-    params: list[str]
-    self_name: str | None
-    resolver: Resolver | None
-    outer_names: set[str]
-    captured: dict[int, set[str]]
-    interop_modules: tuple[str, ...]
-    page_size: int | None
-    creators: dict[Obj, str]
-    violations: list[RawViolation] | None
-    at: cst.CSTNode | None
-    steps: int
-    step_limit: int
-    forks: int
-    FORK_BUDGET: int
-
-    subscribers: Subscribers
-
-    def over_budget(self) -> None: ...
-    def field_object(self, attr: str) -> Obj: ...
-    def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None: ...
-    def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Obj: ...
-    def instance_object(self, node: cst.CSTNode, cls: str) -> Instance: ...
-    def previous_object(self, obj: Obj) -> Obj: ...
-    def step_of(self, node: cst.CSTNode, label: str) -> Step: ...
-
-
-class EvalBase:
-    """What every part of the evaluator holds (typestate_eval._Eval sets it):
-    the analysis it runs for, the path state it changes, the models, the
-    checkers' handlers, the choices of the forks taken, and the statement
-    being run."""
-
-    fa: Analysis
-    st: PathState
-    models: ModelSet
-    on: Subscribers
-    choices: dict[cst.CSTNode, int]
-    site: cst.CSTNode
-    call_args: tuple[tuple[cst.Arg, Val], ...]

@@ -1,4 +1,4 @@
-"""Calls: how the evaluator (`typestate_eval._Eval`) runs a call (models,
+"""Calls: how the evaluator (`typestate_eval.Evaluator`) runs a call (models,
 memory and interop hooks, project summaries), and the effects a call has on
 one object: use, free, create."""
 
@@ -9,78 +9,31 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine import status
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Release, Use
-from ownlint.engine.model_types import AddressMap, Unmap
-from ownlint.engine.models import Adopt, Borrow, Create, MapCall
+from ownlint.engine.models import Create
 from ownlint.engine.models import Release as Release_
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
-from ownlint.engine.typestate_base import EvalBase, _deref, _index, target_key
-from ownlint.engine.values import Addr, BufRef, Dict, Instance, Mapping, Obj, Prop, Ref, Seq, Sym, Val, objects_in
+from ownlint.engine.typestate_base import _deref, _index, target_key
+from ownlint.engine.values import Addr, BufRef, Dict, Instance, Obj, Prop, Ref, Seq, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
 
 
-class CallEval(EvalBase):
-    """Calls and their effects, as a mixin of `_Eval` (`self` is the evaluator)."""
+class CallEval:
+    """Calls and their effects, the evaluator's `calls` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def call_method(self, node: cst.Call, obj: Instance, args: list[tuple[cst.Arg, Val]]) -> tuple[bool, Val]: ...
-        def construct(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> Val: ...
-        def finalizer(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None: ...
-
-        def adopt(
-            self,
-            adopt: Adopt,
-            qualified: str,
-            node: cst.Call,
-            positional: list[tuple[cst.Arg, Val]],
-            args: list[tuple[cst.Arg, Val]],
-        ) -> Val: ...
-        def apply(
-            self,
-            summary: Summary,
-            node: cst.CSTNode,
-            receiver: Val,
-            args: list[tuple[cst.Arg, Val]],
-            fields_at: str | None = None,
-        ) -> Val: ...
-        def address_map(self, node: cst.Call, spec: AddressMap, positional: list[Val]) -> None: ...
-        def address_map_objects(self, node: cst.Call, spec: AddressMap | Unmap, positional: list[Val]) -> list[Obj]: ...
-        def unmap(self, node: cst.Call, spec: Unmap, positional: list[tuple[cst.Arg, Val]]) -> None: ...
-        def bind(self, key: str, value: Val) -> None: ...
-        def key_handle(self, obj: Obj, key: Val, counted: bool) -> None: ...
-        def keyed(self, key: Val) -> list[tuple[Obj, HState]]: ...
-        def release_keyed(self, node: cst.Call, arg: cst.Arg, key: Val) -> None: ...
-        def async_call(
-            self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
-        ) -> tuple[bool, Val]: ...
-        def borrow(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: cst.CSTNode) -> Val: ...
-        def check_chain(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None: ...
-        def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping: ...
-        def consume_capsule(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool: ...
-        def escape(self, value: Val) -> None: ...
-        def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
-        def expr(self, node: cst.BaseExpression) -> Val: ...
-        def forget(self, obj: Obj) -> None: ...
-        def interop_call(
-            self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
-        ) -> tuple[bool, Val]: ...
-        def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> Mapping | None: ...
-        def memory_call(
-            self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]]
-        ) -> tuple[bool, Val]: ...
-        def outside(self, base: cst.BaseExpression) -> bool: ...
-        def provenance(
-            self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
-        ) -> Val: ...
-        def refs(self, obj: Obj) -> bool: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
+        self.on = ev.on
 
     # -- calls ---------------------------------------------------------------
     def expr_Call(self, node: cst.Call) -> Val:
         fa = self.fa
-        if type(node.func) is cst.Name and node.func.value in self.st.env:
+        if type(node.func) is cst.Name and node.func.value in self.ev.st.env:
             qualified = "?"  # a local (a parameter, a variable) shadows any import
         else:
             qualified = fa.names.qualify(node.func) or "?"
@@ -88,30 +41,30 @@ class CallEval(EvalBase):
         if qualified in models.out_parameter and node.args:
             arg = node.args[0].value
             how = "pointer" if qualified in models.memory.keeps_alive else "byref"
-            return Ref(target_key(arg, fa.self_name, self.st.env), self.expr(arg), how)
+            return Ref(target_key(arg, fa.self_name, self.ev.st.env), self.ev.expr(arg), how)
         receiver: Val = None
         receiver_store = False
         on_self = False
         method = type(node.func) is cst.Attribute
         if type(node.func) is cst.Attribute:
-            receiver = self.expr(node.func.value)  # the receiver is evaluated, not used
+            receiver = self.ev.expr(node.func.value)  # the receiver is evaluated, not used
             receiver_store = node.func.attr.value in models.store_methods
             on_self = type(node.func.value) is cst.Name and node.func.value.value == fa.self_name
             if type(receiver) is Sym:
                 method = False  # `lz.get_native(...)`: a module's function, not a method
         elif type(node.func) is not cst.Name:
-            self.expr(node.func)
-        args = [(a, self.expr(a.value)) for a in node.args]
-        self.call_args = tuple(args)
+            self.ev.expr(node.func)
+        args = [(a, self.ev.expr(a.value)) for a in node.args]
+        self.ev.call_args = tuple(args)
         if qualified in models.finalizers:
-            self.finalizer(node, args)
+            self.ev.objects.finalizer(node, args)
             return None
         if type(receiver) is Instance:
-            handled, value = self.call_method(node, receiver, args)
+            handled, value = self.ev.objects.call_method(node, receiver, args)
             if handled:
                 return value
         elif not method and fa.resolver is not None and qualified[-1:] != "?":
-            built = self.construct(node, qualified, args)
+            built = self.ev.objects.construct(node, qualified, args)
             if built is not None:
                 return built
         if method and models.release_methods and self.release_method(node, receiver):
@@ -123,44 +76,44 @@ class CallEval(EvalBase):
             if type(first) is Ref or type(first) is BufRef or type(first) is Addr:
                 return first  # a cast of a pointer is the same pointer
             return _deref(first)
-        handled, value = self.memory_call(node, qualified, receiver, args)
+        handled, value = self.ev.memory.memory_call(node, qualified, receiver, args)
         if handled:
             return value
         if self.models.submits:
-            handled, value = self.async_call(node, qualified, receiver, args, method)
+            handled, value = self.ev.asynchronous.async_call(node, qualified, receiver, args, method)
             if handled:
                 return value
-        handled, value = self.interop_call(node, qualified, receiver, args, method)
+        handled, value = self.ev.interop.interop_call(node, qualified, receiver, args, method)
         if handled:
             return value
-        capsule_in = self.consume_capsule(node, qualified, args)
+        capsule_in = self.ev.interop.consume_capsule(node, qualified, args)
         if models.is_inspection(qualified):
             return None
         if receiver_store:
             assert type(node.func) is cst.Attribute
             for _, v in args:
-                self.escape(v)
-                if self.outside(node.func.value):
-                    self.escapes_task(node, v, "container")
+                self.ev.names.escape(v)
+                if self.ev.interop.outside(node.func.value):
+                    self.ev.interop.escapes_task(node, v, "container")
             return None
         model = models.call(qualified)
         if model is not None and model.borrow is not None:
             b = model.borrow
             if (method and b.method == "any") or (method and b.method == "tracked" and self.is_owner(receiver)):
-                return self.borrow(b, receiver, node, node.func.value)  # type: ignore[attr-defined]
+                return self.ev.adoption.borrow(b, receiver, node, node.func.value)  # type: ignore[attr-defined]
             positional = [v for a, v in args if a.keyword is None and not a.star]
             if (
                 not method
                 and 0 <= b.owner < len(positional)
                 and (self.guarded(qualified, b.guard_modules) or self.is_owner(positional[b.owner]))
             ):
-                return self.borrow(b, positional[b.owner], node, node.args[b.owner].value)
+                return self.ev.adoption.borrow(b, positional[b.owner], node, node.args[b.owner].value)
         summary = fa.resolver(node, qualified, on_self) if fa.resolver is not None else None
         if summary is not None:
             for _, v in args:
                 if type(v) is not Instance:  # an object of a project class: `apply` follows it
-                    self.escape(v)
-            return self.apply(summary, node, receiver if on_self else None, args)
+                    self.ev.names.escape(v)
+            return self.ev.replay.apply(summary, node, receiver if on_self else None, args)
         positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
         consumed: set[int] = set()  # positions of arguments the model accounts for
         result: Val = None
@@ -171,34 +124,34 @@ class CallEval(EvalBase):
             before = self.before_status(node, model.creates, model.release, positional_args)
             ranged = model.address_map or model.unmap
             if ranged is not None:
-                for o in self.address_map_objects(node, ranged, [v for _, v in positional_args]):
-                    before[o] = self.st.heap.get(o)
+                for o in self.ev.address_maps.address_map_objects(node, ranged, [v for _, v in positional_args]):
+                    before[o] = self.ev.st.heap.get(o)
             k = (
                 _index(model.release.key, len(positional_args))
                 if model.release and model.release.key is not None
                 else None
             )
             if k is not None:
-                before.update((o, hs) for o, hs in self.keyed(positional_args[k][1]))
+                before.update((o, hs) for o, hs in self.ev.keyed.keyed(positional_args[k][1]))
         if model is not None:
             if model.record:
                 return Dict(tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
-            self.check_chain(node, args)
+            self.ev.memory.check_chain(node, args)
             if model.maps is not None:
-                mapping = self.mapping_of(model.maps, args)
+                mapping = self.ev.memory.mapping_of(model.maps, args)
             if model.address_map is not None:
-                self.address_map(node, model.address_map, [v for _, v in positional_args])
+                self.ev.address_maps.address_map(node, model.address_map, [v for _, v in positional_args])
             if model.unmap is not None:
-                self.unmap(node, model.unmap, positional_args)
+                self.ev.address_maps.unmap(node, model.unmap, positional_args)
             if model.adopt is not None:
-                adopted = self.adopt(model.adopt, qualified, node, positional_args, args)
+                adopted = self.ev.adoption.adopt(model.adopt, qualified, node, positional_args, args)
                 if adopted is not None:
                     consumed.add(model.adopt.handle)
                     result = adopted
             if model.release is not None and model.release.key is not None:
                 i = _index(model.release.key, len(positional_args))
                 if i is not None:
-                    self.release_keyed(node, *positional_args[i])
+                    self.ev.keyed.release_keyed(node, *positional_args[i])
             elif model.release is not None:
                 i = _index(model.release.handle, len(positional_args))
                 if i is not None:
@@ -209,23 +162,23 @@ class CallEval(EvalBase):
                     handle = returned[create.result or 0] = self.create_result(node, create.kind, create.result or 0)
                     k = _index(create.key, len(positional_args)) if create.key is not None else None
                     if k is not None:
-                        self.key_handle(handle, positional_args[k][1], create.counted)
+                        self.ev.keyed.key_handle(handle, positional_args[k][1], create.counted)
                     continue
                 i = _index(create.out, len(positional_args))
                 if i is not None:
                     consumed.add(i)
                     made = self.create(positional_args[i][1], node, create.kind, create.out)
                     if made is not None and mapping is not None:
-                        checked = self.check_mapping(node, mapping)
-                        self.st.heap[made] = self.st.heap[made].but(mapping=checked)
+                        checked = self.ev.memory.check_mapping(node, mapping)
+                        self.ev.st.heap[made] = self.ev.st.heap[made].but(mapping=checked)
         for i, (a, v) in enumerate(positional_args):
             if i not in consumed:
                 self.use(v, node, a.value)
-                self.escape(v)
+                self.ev.names.escape(v)
         for a, v in args:
             if a.keyword is not None:
                 self.use(v, node, a.value)
-                self.escape(v)
+                self.ev.names.escape(v)
         if model is not None and model.owner_kind is not None:
             result = self.new_owner(node, model.owner_kind, "made here")
         last = qualified.rpartition(".")[2]
@@ -234,9 +187,9 @@ class CallEval(EvalBase):
         if result is None and model is None and any(type(v) is Prop for _, v in args):
             return Seq(tuple(v for a, v in args if a.keyword is None))  # a property list
         if result is None and model is not None and (before is not None or returned):
-            outcome = status.made(node, before, self.st) if before is not None else None
+            outcome = status.made(node, before, self.ev.st) if before is not None else None
             result = status.result(outcome, model.status_index, returned)
-        return self.provenance(node, qualified, args, result, capsule_in)
+        return self.ev.interop.provenance(node, qualified, args, result, capsule_in)
 
     def before_status(
         self,
@@ -257,7 +210,7 @@ class CallEval(EvalBase):
                 objs.append(self.fa.site_object(node, "created", f"result {create.result or 0}"))
             else:
                 objs.append(self.fa.site_object(node, "created", create.out))
-        return {o: self.st.heap.get(o) for o in objs}
+        return {o: self.ev.st.heap.get(o) for o in objs}
 
     def release_method(self, node: cst.Call, receiver: Val) -> bool:
         """`x.m()` that releases `x`: `m` is a release method of the creator that made `x`."""
@@ -271,7 +224,7 @@ class CallEval(EvalBase):
 
     def is_owner(self, value: Val) -> bool:
         objs = objects_in(value)
-        return len(objs) == 1 and self.st.heap.get(objs[0], LIVE_STATE).kind in (OWNER, OWNER_DEAD)
+        return len(objs) == 1 and self.ev.st.heap.get(objs[0], LIVE_STATE).kind in (OWNER, OWNER_DEAD)
 
     def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool:
         """The precision guard: the callee's module is an interop module (`interop-modules`)."""
@@ -281,8 +234,8 @@ class CallEval(EvalBase):
 
     def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> Obj:
         obj = self.fa.site_object(node, "result")
-        self.forget(obj)
-        self.st.heap[obj] = HState(OWNER, False, (self.fa.step_of(node, f"{kind} {label}"),), tag=kind)
+        self.ev.names.forget(obj)
+        self.ev.st.heap[obj] = HState(OWNER, False, (self.fa.step_of(node, f"{kind} {label}"),), tag=kind)
         return obj
 
     # -- effects on one object ---------------------------------------------------
@@ -298,17 +251,17 @@ class CallEval(EvalBase):
             return
         handlers = self.on["use"]
         for obj in objects_in(value):
-            hs = self.st.heap.get(obj)
+            hs = self.ev.st.heap.get(obj)
             if hs is not None and hs.reported:
                 continue
             if hs is not None and handlers:
-                owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+                owner = self.ev.st.heap.get(hs.owner) if hs.owner is not None else None
                 event = Use(obj, hs, owner, node, spelled, via, inner)
                 for handler in handlers:
-                    handler(event, self)
-                hs = _with_facts(hs, self.st.heap.get(obj))
+                    handler(event, self.ev)
+                hs = _with_facts(hs, self.ev.st.heap.get(obj))
             if obj.on_entry and (hs is None or (hs.first is None and hs.kind not in (FREED, TRANSFERRED, BORROWED))):
-                self.st.heap[obj] = (hs or LIVE_STATE).with_first("use", self.fa.step_of(node, "used here"))
+                self.ev.st.heap[obj] = (hs or LIVE_STATE).with_first("use", self.fa.step_of(node, "used here"))
 
     def free(
         self,
@@ -319,16 +272,16 @@ class CallEval(EvalBase):
         inner: Step | None = None,
     ) -> None:
         for obj in objects_in(value):
-            hs = self.st.heap.get(obj, LIVE_STATE)
+            hs = self.ev.st.heap.get(obj, LIVE_STATE)
             if hs.reported:
                 continue
-            owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+            owner = self.ev.st.heap.get(hs.owner) if hs.owner is not None else None
             # a kept handle whose owner some local still holds: the owner uses it
-            held = hs.kind == KEPT and owner is not None and owner.kind == OWNER and self.refs(hs.owner)  # type: ignore[arg-type]
+            held = hs.kind == KEPT and owner is not None and owner.kind == OWNER and self.ev.names.refs(hs.owner)  # type: ignore[arg-type]
             event = Release(obj, hs, owner, held, node, spelled, via, inner)
             for handler in self.on["release"]:
-                handler(event, self)
-            hs = _with_facts(hs, self.st.heap.get(obj))
+                handler(event, self.ev)
+            hs = _with_facts(hs, self.ev.st.heap.get(obj))
             if hs.kind in (FREED, TRANSFERRED, BORROWED) or held:
                 continue  # not the application's to release: nothing changes
             where = inner if inner is not None else self.fa.step_of(node, "")
@@ -339,14 +292,14 @@ class CallEval(EvalBase):
             if via is not None and where.unit != self.fa.unit.index:
                 # the free is in another file: the story shows the call here that leads to it
                 hs = hs.with_step(FREED, self.fa.step_of(node, f"freed inside `{via.name}` here"))
-            self.st.heap[obj] = hs.with_step(FREED, step, owner=None)
+            self.ev.st.heap[obj] = hs.with_step(FREED, step, owner=None)
 
     def create_result(self, node: cst.Call, kind: str, index: int) -> Obj:
         """A handle the call returns (alone, or as element `index` of a tuple)."""
         obj = self.fa.site_object(node, "created", f"result {index}")
-        self.forget(obj)
+        self.ev.names.forget(obj)
         verb = "allocated" if kind == "memory" else "created"
-        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
+        self.ev.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
         qualified = self.fa.names.qualify(node.func)
         if qualified is not None:
             self.fa.creators[obj] = qualified
@@ -356,10 +309,10 @@ class CallEval(EvalBase):
         if type(value) is not Ref or value.key is None:
             return None
         obj = self.fa.site_object(node, "created", out)
-        self.forget(obj)
+        self.ev.names.forget(obj)
         verb = "allocated" if kind == "memory" else "created"
-        self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
-        self.bind(value.key, obj)
+        self.ev.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
+        self.ev.names.bind(value.key, obj)
         return obj
 
 

@@ -1,29 +1,48 @@
-"""The expression evaluator `_Eval`: one path state, evaluated in place.
+"""The expression evaluator `Evaluator`: one path state, evaluated in place.
 
-Its methods come from mixins, by concern: names and statements
-(typestate_names), expressions (typestate_exprs), calls and their effects
-(typestate_calls), SYCL adopt/transfer/borrow (typestate_adopt), project
-summaries (typestate_replay), objects of project classes (objects), host memory (memory), the rest of the
-interop catalogue (interop) and asynchronous submissions (asynchronous). This module holds the class and `expr`, which
-dispatches to the `expr_<Class>` methods.
+It is composed of components, one per concern, each a plain class holding the
+evaluator through the interface of `eval_shared` (which lists them and says
+what they share). This module builds them, holds what changes per CFG element
+(`begin`), and holds `expr`, which dispatches to the components'
+`expr_<Class>` methods, and `report`, where checkers report.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from types import MethodType
 
 import libcst as cst
 
 from ownlint.engine.address_maps import AddressMapEval
 from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
+from ownlint.engine.eval_shared import (
+    AddressMaps,
+    Adoption,
+    Analysis,
+    Arith,
+    Asynchronous,
+    Calls,
+    Exprs,
+    Interop,
+    Iteration,
+    Keyed,
+    Memory,
+    Names,
+    Objects,
+    Replay,
+    Substitution,
+)
 from ownlint.engine.events import CallPost, Facts
 from ownlint.engine.interop import InteropEval
 from ownlint.engine.iteration import IterationEval
 from ownlint.engine.keyed import KeyedEval
+from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memory import MemoryEval
 from ownlint.engine.objects import ObjectsEval
-from ownlint.engine.state import LIVE_STATE, Step
+from ownlint.engine.state import LIVE_STATE, PathState, Step
+from ownlint.engine.substitution import SubstituteEval
 from ownlint.engine.typestate_adopt import AdoptEval
 from ownlint.engine.typestate_base import RawViolation, literal
 from ownlint.engine.typestate_calls import CallEval
@@ -32,29 +51,20 @@ from ownlint.engine.typestate_names import NamesEval
 from ownlint.engine.typestate_replay import ReplayEval
 from ownlint.engine.values import Obj, Val
 
-if TYPE_CHECKING:
-    from ownlint.engine.state import PathState
-    from ownlint.engine.typestate_base import Analysis
+ExprMethod = Callable[[cst.BaseExpression], Val]
 
-_UNKNOWN = object()
-_EXPR: dict[type, object] = {}  # node class -> its `_Eval.expr_<Class>` method, or None
+# node class -> (the component, its unbound `expr_<Class>` method): the components with such methods
+_EXPR_METHODS: dict[type, tuple[str, Callable[..., Val]]] = {
+    getattr(cst, name[len("expr_") :]): (attr, method)
+    for attr, cls in (("exprs", ExprEval), ("calls", CallEval))
+    for name, method in vars(cls).items()
+    if name.startswith("expr_")
+}
 
 
-class _Eval(
-    NamesEval,
-    ExprEval,
-    CallEval,
-    AdoptEval,
-    ReplayEval,
-    ObjectsEval,
-    MemoryEval,
-    InteropEval,
-    AsyncEval,
-    IterationEval,
-    AddressMapEval,
-    KeyedEval,
-):
-    """Evaluates expressions and statements on one path state, in place."""
+class Evaluator:
+    """Evaluates expressions and statements on one path state, in place. One
+    is made per `FunctionAnalysis`; `begin` points it at the element to run."""
 
     def __init__(self, fa: Analysis, st: PathState, choices: dict[cst.CSTNode, int]) -> None:
         self.fa = fa
@@ -65,6 +75,30 @@ class _Eval(
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
+        self.names: Names = NamesEval(self)
+        self.exprs: Exprs = ExprEval(self)
+        self.calls: Calls = CallEval(self)
+        self.adoption: Adoption = AdoptEval(self)
+        self.replay: Replay = ReplayEval(self)
+        self.substitution: Substitution = SubstituteEval(self)
+        self.objects: Objects = ObjectsEval(self)
+        self.memory: Memory = MemoryEval(self)
+        self.arith: Arith = ArithEval(self)
+        self.interop: Interop = InteropEval(self)
+        self.asynchronous: Asynchronous = AsyncEval(self)
+        self.iteration: Iteration = IterationEval(self)
+        self.address_maps: AddressMaps = AddressMapEval(self)
+        self.keyed: Keyed = KeyedEval(self)
+        # node class -> the bound `expr_<Class>` method of the component evaluating it
+        self._expr: dict[type, ExprMethod] = {
+            kind: MethodType(method, getattr(self, attr)) for kind, (attr, method) in _EXPR_METHODS.items()
+        }
+
+    def begin(self, st: PathState, choices: dict[cst.CSTNode, int], site: cst.CSTNode) -> None:
+        """Run the next CFG element (its statement: `site`) on `st`, with the forks' `choices`."""
+        self.st = st
+        self.choices = choices
+        self.site = site
 
     # -- findings (events.Findings) --------------------------------------------
     def report(
@@ -106,11 +140,11 @@ class _Eval(
                 return facts
         return facts
 
-    def call_post(self, node: cst.Call) -> Val:
+    def call_post(self, node: cst.Call, evaluate: ExprMethod) -> Val:
         """The call evaluated, then `CallPost` published with its arguments
         (as `expr_Call` evaluated them) and its value."""
         outer, self.call_args = self.call_args, ()
-        result = self.expr_Call(node)
+        result = evaluate(node)
         args, self.call_args = self.call_args, outer
         if type(node.func) is cst.Name and node.func.value in self.st.env:
             callee = "?"
@@ -127,14 +161,11 @@ class _Eval(
         fa.steps += 1
         if fa.steps > fa.step_limit:
             fa.over_budget()
-        kind = type(node)
-        method = _EXPR.get(kind, _UNKNOWN)
-        if method is _UNKNOWN:
-            method = _EXPR[kind] = getattr(_Eval, "expr_" + kind.__name__, None)
+        method = self._expr.get(type(node))
         if method is not None:
-            if kind is cst.Call and self.on["call_post"]:
-                return self.call_post(node)  # type: ignore[arg-type]
-            return method(self, node)  # type: ignore[no-any-return,operator]
+            if type(node) is cst.Call and self.on["call_post"]:
+                return self.call_post(node, method)
+            return method(node)
         lit = literal(node)
         if lit is not None:
             return lit

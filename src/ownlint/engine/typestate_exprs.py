@@ -1,68 +1,37 @@
 """Expressions: the `expr_<Class>` methods of the evaluator
-(`typestate_eval._Eval`, whose `expr` dispatches to them), expression-level
+(`typestate_eval.Evaluator`, whose `expr` dispatches to them), expression-level
 branches (`branch` forks the path), captures by nested functions, and what
 a `return` does to the handles and mappings it hands back."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import libcst as cst
 
 from ownlint.engine import domain, status
 from ownlint.engine.cfg import may_raise, source_of
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import DanglingLink, Return, ReturnMapping
-from ownlint.engine.state import FREED, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, HState, Step
-from ownlint.engine.typestate_base import EvalBase, _Dead, _Fork, _names_in, fold, literal, target_key
-from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Status, Struct, Sym, Val, objects_in
-
-if TYPE_CHECKING:
-    from ownlint.engine.models import Borrow
-    from ownlint.engine.summaries import Summary
+from ownlint.engine.state import FREED, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, HState
+from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
+from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
 
 
-class ExprEval(EvalBase):
-    """Expression evaluation, as a mixin of `_Eval` (`self` is the evaluator)."""
+class ExprEval:
+    """Expression evaluation, the evaluator's `exprs` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
-        def bind_target(self, target: cst.CSTNode, value: Val) -> None: ...
-        def borrow(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: cst.CSTNode) -> Val: ...
-        def chain(self, v: Val) -> list[tuple[Struct, Val]]: ...
-        def dangling_link(self, link: Val, leaving: set[str] | None) -> bool: ...
-        def escape(self, value: Val) -> None: ...
-        def on_entry_attribute(self, obj: Val, attr: str) -> Val: ...
-        def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
-        def expr(self, node: cst.BaseExpression) -> Val: ...
-        def forget(self, obj: Obj) -> None: ...
-        def is_buffer(self, v: Val) -> bool: ...
-        def keeps_views(self, v: Val) -> bool: ...
-        def memory_attribute(self, node: cst.Attribute, base: Val) -> tuple[bool, Val]: ...
-        def memory_subscript(self, base: Val, index: Val) -> tuple[bool, Val]: ...
-        def page_size(self) -> Val: ...
-        def report_plain(
-            self,
-            code: str,
-            node: cst.CSTNode,
-            handle: str | None,
-            facts: tuple[tuple[str, str], ...] = (),
-            story: tuple[Step, ...] = (),
-        ) -> None: ...
-        def use(
-            self,
-            value: Val,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.models = ev.models
+        self.on = ev.on
 
     # -- expressions ---------------------------------------------------------
     def expr_Name(self, node: cst.Name) -> Val:
-        if node.value in self.st.env:
-            return self.st.env[node.value]
+        if node.value in self.ev.st.env:
+            return self.ev.st.env[node.value]
         lit = literal(node)
         if lit is not None:
             return lit
@@ -73,24 +42,26 @@ class ExprEval(EvalBase):
         return None
 
     def expr_Attribute(self, node: cst.Attribute) -> Val:
-        key = target_key(node, self.fa.self_name, self.st.env)
+        key = target_key(node, self.fa.self_name, self.ev.st.env)
         if key is not None:
-            if key not in self.st.env:
+            if key not in self.ev.st.env:
                 if key[0] == "<":  # an attribute of a project object that nothing here set
-                    return self.on_entry_attribute(self.st.env.get(source_of(node.value)), node.attr.value)
-                self.st.env[key] = self.fa.field_object(node.attr.value)
-            return self.st.env[key]
+                    return self.ev.objects.on_entry_attribute(
+                        self.ev.st.env.get(source_of(node.value)), node.attr.value
+                    )
+                self.ev.st.env[key] = self.fa.field_object(node.attr.value)
+            return self.ev.st.env[key]
         head = node.value
         while type(head) is cst.Attribute:
             head = head.value
-        if type(head) is cst.Name and head.value not in self.st.env and head.value not in self.fa.unit.constants:
+        if type(head) is cst.Name and head.value not in self.ev.st.env and head.value not in self.fa.unit.constants:
             # a dotted name from an import or a global: a symbol (`ownership.keep`)
             qualified = self.fa.names.qualify(node)
             if qualified in self.models.memory.page_size:
-                return self.page_size()
+                return self.ev.arith.page_size()
             return Sym(qualified) if qualified is not None else None
-        base = self.expr(node.value)
-        handled, value = self.memory_attribute(node, base)
+        base = self.ev.expr(node.value)
+        handled, value = self.ev.memory.memory_attribute(node, base)
         if handled:
             return value
         lent = self.borrowed_attribute(node, base, ())
@@ -112,10 +83,10 @@ class ExprEval(EvalBase):
         spec = self.models.borrow_attributes.get(attr.attr.value)
         if spec is None or spec.path != path or len(objects_in(base)) != 1:
             return None
-        hs = self.st.heap.get(objects_in(base)[0])
+        hs = self.ev.st.heap.get(objects_in(base)[0])
         if hs is None or hs.kind not in (OWNER, OWNER_DEAD) or (spec.owner_kinds and hs.tag not in spec.owner_kinds):
             return None
-        return self.borrow(spec.borrow, base, node, attr.value)
+        return self.ev.adoption.borrow(spec.borrow, base, node, attr.value)
 
     def _borrow_path(self, node: cst.Subscript) -> tuple[bool, Val]:
         """`a.iface["data"][0]` whose attribute and constant subscripts a
@@ -135,37 +106,37 @@ class ExprEval(EvalBase):
             return False, None
         if self.models.borrow_attributes[head.attr.value].path != tuple(path):
             return False, None
-        return True, self.borrowed_attribute(node, self.expr(head.value), tuple(path))
+        return True, self.borrowed_attribute(node, self.ev.expr(head.value), tuple(path))
 
     def expr_Subscript(self, node: cst.Subscript) -> Val:
         if self.models.borrow_attributes:
             handled, lent = self._borrow_path(node)
             if handled:
                 return lent
-        base = self.expr(node.value)
+        base = self.ev.expr(node.value)
         index: Val = None
         sliced = False
         for el in node.slice:
             if type(el.slice) is cst.Index:
-                index = self.expr(el.slice.value)
+                index = self.ev.expr(el.slice.value)
             else:  # a Slice, BaseSlice's other kind
                 sliced = True
                 sl = cast(cst.Slice, el.slice)
                 for part in (sl.lower, sl.upper, sl.step):
                     if part is not None:
-                        self.expr(part)
-        if sliced and self.keeps_views(base):
+                        self.ev.expr(part)
+        if sliced and self.ev.memory.keeps_views(base):
             return base  # a numpy slice: a view of the same memory
-        handled, value = self.memory_subscript(base, index)
+        handled, value = self.ev.memory.memory_subscript(base, index)
         if handled:
             return value
-        if isinstance(base, Obj) and self.st.heap.get(base, LIVE_STATE).prov == "explicit":
+        if isinstance(base, Obj) and self.ev.st.heap.get(base, LIVE_STATE).prov == "explicit":
             view = self.fa.site_object(node, "view")  # a slice or view keeps the context
-            self.forget(view)
-            self.st.heap[view] = HState(LIVE, False, self.st.heap[base].story, prov="explicit")
+            self.ev.names.forget(view)
+            self.ev.st.heap[view] = HState(LIVE, False, self.ev.st.heap[base].story, prov="explicit")
             return view
-        if isinstance(base, Obj) and not self.is_buffer(base):
-            self.use(base, node, node.value)
+        if isinstance(base, Obj) and not self.ev.memory.is_buffer(base):
+            self.ev.calls.use(base, node, node.value)
             return None
         if type(index) is Const:
             i = index.value
@@ -178,9 +149,9 @@ class ExprEval(EvalBase):
         return None
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Val:
-        left = self.expr(node.left)
-        right = self.expr(node.right)
-        value = self.arith(node.operator, left, right)
+        left = self.ev.expr(node.left)
+        right = self.ev.expr(node.right)
+        value = self.ev.arith.arith(node.operator, left, right)
         if value is not None:
             return value
         if isinstance(left, Obj) and type(node.operator) in (cst.Add, cst.Subtract):
@@ -191,7 +162,7 @@ class ExprEval(EvalBase):
             options: list[Val] = []
             for a in left.options if type(left) is OneOf else (left,):
                 for b in right.options if type(right) is OneOf else (right,):
-                    v = self.arith(node.operator, a, b)
+                    v = self.ev.arith.arith(node.operator, a, b)
                     if v is None and type(a) is Const and type(b) is Const:
                         v = fold(node.operator, a.value, b.value)
                     if v is None:
@@ -201,7 +172,7 @@ class ExprEval(EvalBase):
         return None
 
     def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Val:
-        v = self.expr(node.expression)
+        v = self.ev.expr(node.expression)
         if type(v) is Const:
             if type(node.operator) is cst.Minus and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
                 return Const(-v.value)
@@ -212,51 +183,51 @@ class ExprEval(EvalBase):
     def branch(self, node: cst.CSTNode, test: cst.BaseExpression, n: int = 2) -> int:
         """Take one way through an expression-level branch: fork the path, then
         assume `test` held (choice 0) or failed (choice 1) on this copy."""
-        choice = self.choices.get(node)
+        choice = self.ev.choices.get(node)
         if choice is None:
             if self.fa.forks < self.fa.FORK_BUDGET:
                 self.fa.forks += n - 1
                 raise _Fork(node, n)
             # past the budget of paths: one way only, the first the path can take
             # (findings on the other ways are lost, none invented)
-            choice = 0 if self.fa.assume(test, True, self.st) is not None else 1
-        refined = self.fa.assume(test, choice == 0, self.st)
+            choice = 0 if self.fa.assume(test, True, self.ev.st) is not None else 1
+        refined = self.fa.assume(test, choice == 0, self.ev.st)
         if refined is None:
             raise _Dead()
-        if refined is not self.st:
-            self.st.conds = refined.conds
+        if refined is not self.ev.st:
+            self.ev.st.conds = refined.conds
         return choice
 
     def expr_BooleanOperation(self, node: cst.BooleanOperation) -> Val:
-        left = self.expr(node.left)
+        left = self.ev.expr(node.left)
         if not may_raise(node.right):
-            self.expr(node.right)
+            self.ev.expr(node.right)
             return None
         # `a and b` stops where `a` fails; `a or b` where it holds
         stops = 1 if type(node.operator) is cst.And else 0
         if self.branch(node, node.left) == stops:
             return left
-        return self.expr(node.right)
+        return self.ev.expr(node.right)
 
     def expr_IfExp(self, node: cst.IfExp) -> Val:
-        self.expr(node.test)
+        self.ev.expr(node.test)
         if not (may_raise(node.body) or may_raise(node.orelse)):
             # a choice between plain values is one merged value: a fact that could
             # be either (`own = keep if b else transfer`) is unknown, and no finding
             # may rest on it (findings rest on proof, not suspicion)
-            a, b = self.expr(node.body), self.expr(node.orelse)
+            a, b = self.ev.expr(node.body), self.ev.expr(node.orelse)
             if a == b:
                 return a
             if all(type(x) is Const or type(x) is Lin or type(x) is OneOf for x in (a, b)):
                 return domain.oneof((a, b))  # sizes and the like: checks need every one to fail
             return None
         if self.branch(node, node.test) == 0:
-            return self.expr(node.body)
-        return self.expr(node.orelse)
+            return self.ev.expr(node.body)
+        return self.ev.expr(node.orelse)
 
     def expr_NamedExpr(self, node: cst.NamedExpr) -> Val:
-        value = self.expr(node.value)
-        self.bind_target(node.target, value)
+        value = self.ev.expr(node.value)
+        self.ev.names.bind_target(node.target, value)
         return value
 
     def expr_Tuple(self, node: cst.Tuple) -> Val:
@@ -269,7 +240,7 @@ class ExprEval(EvalBase):
         vals = []
         starred = False
         for el in elements:
-            vals.append(self.expr(el.value))
+            vals.append(self.ev.expr(el.value))
             starred = starred or type(el) is cst.StarredElement
         return None if starred else Seq(tuple(vals))
 
@@ -278,14 +249,14 @@ class ExprEval(EvalBase):
         known = True
         for el in node.elements:
             if type(el) is cst.DictElement:
-                k = self.expr(el.key)
-                v = self.expr(el.value)
+                k = self.ev.expr(el.key)
+                v = self.ev.expr(el.value)
                 if type(k) is Const:
                     items.append((k.value, v))
                 else:
                     known = False
             else:
-                self.expr(el.value)
+                self.ev.expr(el.value)
                 known = False
         return Dict(tuple(items)) if known else None
 
@@ -295,62 +266,62 @@ class ExprEval(EvalBase):
 
     def capture(self, node: cst.CSTNode) -> None:
         """A nested function or lambda may keep the owners it names alive."""
-        if not any(hs.kind == OWNER and not hs.escaped for hs in self.st.heap.values()):
+        if not any(hs.kind == OWNER and not hs.escaped for hs in self.ev.st.heap.values()):
             return
         names = self.fa.captured.get(id(node))
         if names is None:
             names = self.fa.captured[id(node)] = _names_in(node)
         for name in names:
-            if name in self.st.env:
-                self.escape(self.st.env[name])
+            if name in self.ev.st.env:
+                self.ev.names.escape(self.ev.st.env[name])
 
     def expr_Yield(self, node: cst.Yield) -> Val:
         if isinstance(node.value, cst.BaseExpression):
-            value = self.expr(node.value)
-            self.escapes_task(node, value, "yield")
-            self.escape(value)
+            value = self.ev.expr(node.value)
+            self.ev.interop.escapes_task(node, value, "yield")
+            self.ev.names.escape(value)
         elif node.value is not None:
-            self.expr(node.value.item)
+            self.ev.expr(node.value.item)
         return None
 
     def returned_memory(self, value: Val, node: cst.Return, returned: set[Obj]) -> None:
         """A returned descriptor linking to a local (`DanglingLink`), or a returned
         live mapping of a local buffer that dies with the frame (`ReturnMapping`)."""
-        chain = self.chain(value)
+        chain = self.ev.memory.chain(value)
         if chain:
-            leaving = {k for k in self.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
+            leaving = {k for k in self.ev.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
             for struct, _ in chain:
                 link = struct.get(self.models.memory.chain_field)
-                if self.dangling_link(link, leaving):
+                if self.ev.memory.dangling_link(link, leaving):
                     event = DanglingLink(node, node.value, returned=True)
                     for handler in self.on["dangling_link"]:
-                        handler(event, self)
+                        handler(event, self.ev)
                     break
         for obj in returned:
-            hs = self.st.heap.get(obj)
+            hs = self.ev.st.heap.get(obj)
             m = hs.mapping if hs is not None else None
             if hs is None or m is None or hs.kind == FREED or hs.reported:
                 continue
             if type(m.address) is Addr and isinstance(m.address.buffer, Obj):
                 buf = m.address.buffer
-                bh = self.st.heap.get(buf)
+                bh = self.ev.st.heap.get(buf)
                 if bh is not None and bh.kind == OWNER and not bh.escaped and not buf.on_entry and buf not in returned:
                     mapping_event = ReturnMapping(hs, node, node.value)
                     for handler in self.on["return_mapping"]:
-                        handler(mapping_event, self)
+                        handler(mapping_event, self.ev)
 
     def returned(self, value: Val, node: cst.Return) -> None:
         """`return value`: each object handed back (`Return`: with whether its
         owner, local to this frame, dies as it returns)."""
         returned = set(objects_in(value))
-        self.escapes_task(node, value, "return")
+        self.ev.interop.escapes_task(node, value, "return")
         self.returned_memory(value, node, returned)
         handlers = self.on["return"]
         for obj in returned if handlers else ():
-            hs = self.st.heap.get(obj)
+            hs = self.ev.st.heap.get(obj)
             if hs is None or hs.reported:
                 continue
-            owner = self.st.heap.get(hs.owner) if hs.owner is not None else None
+            owner = self.ev.st.heap.get(hs.owner) if hs.owner is not None else None
             dies = (
                 owner is not None
                 and hs.owner is not None
@@ -361,8 +332,8 @@ class ExprEval(EvalBase):
             step = self.fa.step_of(node, "its owner dies when the function returns")
             event = Return(obj, hs, dies, node, node.value, step)
             for handler in handlers:
-                handler(event, self)
-        self.escape(value)
+                handler(event, self.ev)
+        self.ev.names.escape(value)
 
     def _skip(self, node: cst.BaseExpression) -> Val:
         return None
@@ -373,13 +344,13 @@ class ExprEval(EvalBase):
     def expr_FormattedString(self, node: cst.FormattedString) -> Val:
         for part in node.parts:
             if type(part) is cst.FormattedStringExpression:
-                self.expr(part.expression)  # shown, not used
+                self.ev.expr(part.expression)  # shown, not used
         return None
 
     def expr_Comparison(self, node: cst.Comparison) -> Val:
-        left = right = self.expr(node.left)
+        left = right = self.ev.expr(node.left)
         for c in node.comparisons:
-            right = self.expr(c.comparator)
+            right = self.ev.expr(c.comparator)
         if type(left) is Status or type(right) is Status:
             return status.compare(node, left, right, self.models.success)
         return None

@@ -1,49 +1,32 @@
-"""Names and statements: the part of the evaluator (`typestate_eval._Eval`)
+"""Names and statements: the part of the evaluator (`typestate_eval.Evaluator`)
 that binds, rebinds and deletes names, runs simple statements, and makes
 names forget an object a site makes again (recency)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
 from ownlint.engine import domain, equalities
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Bind, Death, Escape
 from ownlint.engine.memvalues import parse_tag
-from ownlint.engine.state import OWNER, OWNER_DEAD, HState
+from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.summaries import RETURN_KEY
-from ownlint.engine.typestate_base import EvalBase, _match_captures, _mentions, _without, fold, target_key
+from ownlint.engine.typestate_base import _match_captures, _mentions, _without, fold, target_key
 from ownlint.engine.values import Addr, AIface, BufRef, Const, Instance, Lin, Mapping, Obj, Ref, Seq, Val, objects_in
 
-if TYPE_CHECKING:
-    pass
 
+class NamesEval:
+    """Binding and statements, the evaluator's `names` component (see eval_shared)."""
 
-class NamesEval(EvalBase):
-    """Binding and statements, as a mixin of `_Eval` (`self` is the evaluator)."""
-
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def forget_fields(self, obj: Instance) -> None: ...
-        def keep_previous(self, obj: Obj) -> bool: ...
-        def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
-
-        def dies_in_flight(self, obj: Obj, hs: HState, node: cst.CSTNode, name: str | None, how: str) -> None: ...
-        def remade_in_flight(self, obj: Obj) -> None: ...
-        def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
-        def expr(self, node: cst.BaseExpression) -> Val: ...
-        def outside(self, base: cst.BaseExpression) -> bool: ...
-        def release_buffer(self, buf: Val, node: cst.CSTNode, how: str, name: str) -> None: ...
-        def set_field(self, target: cst.Attribute, value: Val) -> bool: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.on = ev.on
 
     # -- names ---------------------------------------------------------------
-    if TYPE_CHECKING:  # objects.ObjectsEval
-
-        def spared(self, key: str, value: Val) -> None: ...
-
     def bind(self, key: str, value: Val) -> None:
-        st = self.st
+        st = self.ev.st
         if not domain.fits(value):
             self.escape(value)  # forgotten: whatever it held may be held elsewhere
             value = None
@@ -58,36 +41,36 @@ class NamesEval(EvalBase):
             st.env[key] = value
         if old is not None and old != value:
             if "." in key:
-                self.spared(key, old)  # `__del__` frees what `key` holds then, not this
+                self.ev.objects.spared(key, old)  # `__del__` frees what `key` holds then, not this
             self.drop(old, f"`{key}`", "deleted" if value is None else "rebound")
         if self.on["bind"]:
-            event = Bind(key, old, value, self.site)
+            event = Bind(key, old, value, self.ev.site)
             for handler in self.on["bind"]:
-                handler(event, self)
+                handler(event, self.ev)
 
     def refs(self, obj: Obj) -> bool:
         """Whether a local name (or `self.x`) still holds `obj`: a ctypes view of a
         buffer (`from_buffer`, or a `pointer()` to one) holds it too (ctypes keeps
         the source in the view's `_objects`)."""
-        return any(obj in objects_in(v) or _views(v, obj) for k, v in self.st.env.items() if k != RETURN_KEY)
+        return any(obj in objects_in(v) or _views(v, obj) for k, v in self.ev.st.env.items() if k != RETURN_KEY)
 
     def drop(self, old: Val, name: str, how: str = "deleted") -> None:
         """A reference went away: an owner nobody else may hold dies here; any
         tracked object no local holds any more dies for the checkers (`Death`)."""
         deaths = self.on["death"]
         for obj in objects_in(old):
-            hs = self.st.heap.get(obj)
+            hs = self.ev.st.heap.get(obj)
             if deaths and hs is not None and not obj.on_entry and not self.refs(obj):
-                event = Death(obj, hs, self.site, how, name.strip("`"))
+                event = Death(obj, hs, self.ev.site, how, name.strip("`"))
                 for handler in deaths:
-                    handler(event, self)
-                hs = self.st.heap.get(obj)
+                    handler(event, self.ev)
+                hs = self.ev.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped and not obj.on_entry and not self.refs(obj):
                 if parse_tag(hs.tag) is not None:
-                    self.release_buffer(obj, self.site, how, name.strip("`"))
+                    self.ev.memory.release_buffer(obj, self.ev.site, how, name.strip("`"))
                 else:
-                    self.dies_in_flight(obj, hs, self.site, name.strip("`"), how)
-                    self.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.site, f"{name} dies here"))
+                    self.ev.asynchronous.dies_in_flight(obj, hs, self.ev.site, name.strip("`"), how)
+                    self.ev.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.ev.site, f"{name} dies here"))
 
     def escape(self, value: Val) -> None:
         """Something outside the locals may now hold the owners in `value`."""
@@ -96,18 +79,18 @@ class NamesEval(EvalBase):
         escapes = self.on["escape"]
         for obj in objects_in(value):
             if escapes:
-                event = Escape(obj, self.st.heap.get(obj), self.site)
+                event = Escape(obj, self.ev.st.heap.get(obj), self.ev.site)
                 for handler in escapes:
-                    handler(event, self)
+                    handler(event, self.ev)
             if type(obj) is Instance:
-                self.forget_fields(obj)  # what else reaches it may change its attributes
+                self.ev.objects.forget_fields(obj)  # what else reaches it may change its attributes
                 continue
-            hs = self.st.heap.get(obj)
+            hs = self.ev.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped:
-                self.st.heap[obj] = hs.but(escaped=True)
+                self.ev.st.heap[obj] = hs.but(escaped=True)
 
     def bind_target(self, target: cst.CSTNode, value: Val) -> None:
-        key = target_key(target, self.fa.self_name, self.st.env)
+        key = target_key(target, self.fa.self_name, self.ev.st.env)
         if key is not None:
             if value is None:
                 # an unknown value is still one value: freeing it twice is a double free
@@ -115,9 +98,9 @@ class NamesEval(EvalBase):
                 self.forget(value)
             if "." in key:
                 self.escape(value)  # `self.x` outlives the method
-                self.escapes_task(self.site, value, "attribute")
+                self.ev.interop.escapes_task(self.ev.site, value, "attribute")
             elif key in self.fa.outer_names:
-                self.escapes_task(self.site, value, "global")
+                self.ev.interop.escapes_task(self.ev.site, value, "global")
             self.bind(key, value)
             return
         if type(target) is cst.Tuple or type(target) is cst.List:
@@ -145,31 +128,31 @@ class NamesEval(EvalBase):
                         self.bind(captured, None)
             return
         # a field of a local descriptor, or something stored away
-        if type(target) is cst.Attribute and self.set_field(target, value):
+        if type(target) is cst.Attribute and self.ev.memory.set_field(target, value):
             return
         self.escape(value)
         if type(target) is cst.Attribute:
-            self.escapes_task(self.site, value, "attribute")
-        elif type(target) is cst.Subscript and self.outside(target.value):
-            self.escapes_task(self.site, value, "container")
+            self.ev.interop.escapes_task(self.ev.site, value, "attribute")
+        elif type(target) is cst.Subscript and self.ev.interop.outside(target.value):
+            self.ev.interop.escapes_task(self.ev.site, value, "container")
         if type(target) is cst.Subscript:
-            self.expr(target.value)
+            self.ev.expr(target.value)
         elif type(target) is cst.Attribute:
-            self.expr(target.value)
+            self.ev.expr(target.value)
 
     def small_statement(self, node: cst.CSTNode) -> None:
         if type(node) is cst.Expr:
-            self.expr(node.value)
+            self.ev.expr(node.value)
         elif type(node) is cst.Assign:
-            value = self.expr(node.value)
+            value = self.ev.expr(node.value)
             for t in node.targets:
                 self.bind_target(t.target, value)
         elif type(node) is cst.AnnAssign:
             if node.value is not None:
-                self.bind_target(node.target, self.expr(node.value))
+                self.bind_target(node.target, self.ev.expr(node.value))
         elif type(node) is cst.AugAssign:
-            value = self.expr(node.value)
-            key = target_key(node.target, self.fa.self_name, self.st.env)
+            value = self.ev.expr(node.value)
+            key = target_key(node.target, self.fa.self_name, self.ev.st.env)
             if key is not None:
                 self.bind(key, self.accumulate(node, key, value))
             else:
@@ -193,30 +176,30 @@ class NamesEval(EvalBase):
         """`off += d` / `off -= d` on an integer or address the analysis knows
         (an accumulator a loop advances); unknown for anything else."""
         op = _AUG_OPS.get(type(node.operator))
-        old = self.st.env.get(key)
+        old = self.ev.st.env.get(key)
         if op is None or old is None or isinstance(old, Obj):
             return None
-        result = self.arith(op, old, value)
+        result = self.ev.arith.arith(op, old, value)
         if result is None and type(old) is Const and type(value) is Const:
             result = fold(op, old.value, value.value)
         return result
 
     def delete(self, target: cst.BaseExpression) -> None:
-        key = target_key(target, self.fa.self_name, self.st.env)
+        key = target_key(target, self.fa.self_name, self.ev.st.env)
         if key is not None:
             self.bind(key, None)
         elif type(target) is cst.Tuple or type(target) is cst.List:
             for el in target.elements:
                 self.delete(el.value)
         elif type(target) is cst.Subscript:
-            self.expr(target.value)
+            self.ev.expr(target.value)
 
     def forget(self, obj: Obj) -> None:
         """Recency: a site makes `obj` again, so names holding the old one forget it."""
-        st = self.st
+        st = self.ev.st
         if obj in st.heap:
-            self.remade_in_flight(obj)
-            if self.keep_previous(obj):
+            self.ev.asynchronous.remade_in_flight(obj)
+            if self.ev.iteration.keep_previous(obj):
                 return
         st.heap.pop(obj, None)
         env = st.env

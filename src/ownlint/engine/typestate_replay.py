@@ -1,7 +1,7 @@
 """Project functions: replaying a callee's summary at a call site (choose an
 outcome, bind the arguments, apply its effects on each parameter and field,
-materialize what it returns), as a mixin of the evaluator
-(`typestate_eval._Eval`)."""
+materialize what it returns), the evaluator's `replay`
+component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
+from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Consume
 from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
-from ownlint.engine.substitution import SubstituteEval
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     Dead,
@@ -31,53 +31,16 @@ from ownlint.engine.typestate_base import _Dead, _Fork
 from ownlint.engine.values import Addr, Const, Mapping, Obj, Val, objects_in
 
 if TYPE_CHECKING:
-    from ownlint.engine.model_types import Borrow
-    from ownlint.engine.objects import Bound
     from ownlint.engine.summaries import Summary
 
 
-class ReplayEval(SubstituteEval):
-    """Summary application, as a mixin of `_Eval` (`self` is the evaluator)."""
+class ReplayEval:
+    """Summary application, the evaluator's `replay` component (see eval_shared)."""
 
-    if TYPE_CHECKING:  # what the rest of the evaluator (typestate_eval._Eval) provides
-
-        def bind(self, key: str, value: Val) -> None: ...
-        def may_detach(self) -> bool: ...
-        def replay_objects(
-            self, outcome: Outcome, bound: Bound, ret: Val, node: cst.CSTNode, summary: Summary
-        ) -> None: ...
-        def on_entry_attribute(self, obj: Val, attr: str) -> Val: ...
-        def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping: ...
-        def forget(self, obj: Obj) -> None: ...
-        def free(
-            self,
-            value: Val,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
-        def is_buffer(self, v: Val) -> bool: ...
-        def release_buffer(self, buf: Val, node: cst.CSTNode, how: str, name: str) -> None: ...
-        def explicit(self, v: Val) -> bool: ...
-        def lend(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: str) -> Val: ...
-        def transfer(
-            self,
-            obj: Obj,
-            owner: Obj,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
-        def use(
-            self,
-            value: Val,
-            node: cst.CSTNode,
-            spelled: str | cst.CSTNode,
-            via: Summary | None = None,
-            inner: Step | None = None,
-        ) -> None: ...
+    def __init__(self, ev: EvalShared) -> None:
+        self.ev = ev
+        self.fa = ev.fa
+        self.on = ev.on
 
     # -- project functions -------------------------------------------------------
     def apply(
@@ -97,36 +60,36 @@ class ReplayEval(SubstituteEval):
             raise _Dead()  # the callee never returns normally
         if not outcomes:
             outcomes = [EMPTY_OUTCOME]
-        if len(outcomes) > 1 and node not in self.choices and self.fa.forks >= self.fa.FORK_BUDGET:
+        if len(outcomes) > 1 and node not in self.ev.choices and self.fa.forks >= self.fa.FORK_BUDGET:
             outcomes = outcomes[:1]  # past the budget of paths (see `branch`)
         if len(outcomes) > 1:
-            if node not in self.choices:
+            if node not in self.ev.choices:
                 self.fa.forks += len(outcomes) - 1
                 raise _Fork(node, len(outcomes))
-            outcome = outcomes[self.choices[node]]
+            outcome = outcomes[self.ev.choices[node]]
         else:
             outcome = outcomes[0]
         for i, truth in outcome.conds:
             expr = bound.get(i, (None, None))[0]
             if type(expr) is cst.Name:
-                self.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
+                self.ev.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
         prefix = fields_at if fields_at is not None else self.fa.self_name if receiver is not None else None
         ret = self.materialize(outcome.ret, bound, node, summary, "return", prefix)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
             spelled = expr if expr is not None else summary.params[i]
             self.replay(effect, owner, value, ret, bound, node, spelled, summary, f"parameter {i}")
-        self.replay_objects(outcome, bound, ret, node, summary)
+        self.ev.objects.replay_objects(outcome, bound, ret, node, summary)
         if prefix is not None:
             for attr, effect, owner in outcome.fields:
                 key = f"{prefix}.{attr}"
-                if key not in self.st.env:
+                if key not in self.ev.st.env:
                     if fields_at is None:
-                        self.st.env[key] = self.fa.field_object(attr)
-                    elif self.on_entry_attribute(receiver, attr) is None:
+                        self.ev.st.env[key] = self.fa.field_object(attr)
+                    elif self.ev.objects.on_entry_attribute(receiver, attr) is None:
                         continue  # an attribute of a project object that nothing known set
                 spelled = key if fields_at is None else f"{_receiver(node, summary)}.{attr}"
-                self.replay(effect, owner, self.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
+                self.replay(effect, owner, self.ev.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
             # every attribute the callee read is its value on entry: materialize all, then bind;
             # an address inside a buffer the callee left in an attribute comes last
             values = [
@@ -135,11 +98,13 @@ class ReplayEval(SubstituteEval):
                 if type(desc) is not InField
             ]
             for attr, value in values:
-                self.bind(f"{prefix}.{attr}", value)
+                self.ev.names.bind(f"{prefix}.{attr}", value)
             for attr, desc in outcome.rebinds:
                 if type(desc) is InField:
-                    buf = self.st.env.get(f"{prefix}.{desc.name}")
-                    self.bind(f"{prefix}.{attr}", Addr(buf, desc.offset) if self.is_buffer(buf) else None)
+                    buf = self.ev.st.env.get(f"{prefix}.{desc.name}")
+                    self.ev.names.bind(
+                        f"{prefix}.{attr}", Addr(buf, desc.offset) if self.ev.memory.is_buffer(buf) else None
+                    )
         return ret
 
     def bind_arguments(
@@ -172,8 +137,8 @@ class ReplayEval(SubstituteEval):
             if type(value) is Const:
                 if bool(value.value) != truth:
                     return False
-            elif type(expr) is cst.Name and expr.value in self.st.conds:
-                if self.st.conds[expr.value] != truth:
+            elif type(expr) is cst.Name and expr.value in self.ev.st.conds:
+                if self.ev.st.conds[expr.value] != truth:
                     return False
         return True
 
@@ -193,23 +158,23 @@ class ReplayEval(SubstituteEval):
         if effect.reported:
             return  # a bug wholly inside the callee, reported there
         if effect.first == "use":
-            self.use(value, node, spelled, summary, effect.first_step)
+            self.ev.calls.use(value, node, spelled, summary, effect.first_step)
         last = effect.story[-1] if effect.story else None
         if effect.kind == CONSUMED:
             for obj in objects_in(value):
-                hs = self.st.heap.get(obj)
+                hs = self.ev.st.heap.get(obj)
                 if hs is None or hs.tag != "capsule" or hs.reported:
                     continue
                 event = Consume(obj, hs, node, spelled, summary, last)
                 for handler in self.on["consume"]:
-                    handler(event, self)
+                    handler(event, self.ev)
                 if hs.kind != CONSUMED:
                     label = f"consumed here, inside `{summary.name}`"
-                    self.st.heap[obj] = hs.with_step(
+                    self.ev.st.heap[obj] = hs.with_step(
                         CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label)
                     )
-        if effect.kind == OWNER_DEAD and which.startswith("field ") and self.is_buffer(value):
-            self.release_buffer(
+        if effect.kind == OWNER_DEAD and which.startswith("field ") and self.ev.memory.is_buffer(value):
+            self.ev.memory.release_buffer(
                 value,
                 node,
                 f"closed inside `{summary.name}`",
@@ -217,21 +182,21 @@ class ReplayEval(SubstituteEval):
             )
         if effect.kind == FREED:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
-            self.free(value, node, spelled, summary, where)
+            self.ev.calls.free(value, node, spelled, summary, where)
         elif effect.kind in (TRANSFERRED, KEPT):
             owner_obj = self.owner_for(owner, ret, bound, node, which, summary)
             for obj in objects_in(value):
                 if effect.kind == TRANSFERRED:
-                    self.transfer(obj, owner_obj, node, spelled, summary, last)
+                    self.ev.adoption.transfer(obj, owner_obj, node, spelled, summary, last)
                 else:
-                    hs = self.st.heap.get(obj, LIVE_STATE)
+                    hs = self.ev.st.heap.get(obj, LIVE_STATE)
                     if not hs.reported and hs.kind in (LIVE, KEPT):
                         step = (
                             Step(last.unit, last.node, f"adopted with `keep` here, inside `{summary.name}`", last.stmt)
                             if last
                             else self.fa.step_of(node, "adopted with `keep` here")
                         )
-                        self.st.heap[obj] = hs.with_step(KEPT, step, owner=owner_obj)
+                        self.ev.st.heap[obj] = hs.with_step(KEPT, step, owner=owner_obj)
 
     def owner_for(
         self,
@@ -252,13 +217,13 @@ class ReplayEval(SubstituteEval):
                 return objs[0]
         if type(desc) is Dead:
             obj = self.fa.site_object(node, "owner", which)
-            self.forget(obj)
+            self.ev.names.forget(obj)
             step = self.fa.step_of(node, f"the {desc.kind} made inside `{summary.name}` dies when it returns")
-            self.st.heap[obj] = HState(OWNER_DEAD, False, (*desc.story, step))
+            self.ev.st.heap[obj] = HState(OWNER_DEAD, False, (*desc.story, step))
             return obj
         obj = self.fa.site_object(node, "owner", which)  # held somewhere the caller cannot see
-        self.forget(obj)
-        self.st.heap[obj] = HState(OWNER, escaped=True)
+        self.ev.names.forget(obj)
+        self.ev.st.heap[obj] = HState(OWNER, escaped=True)
         return obj
 
     def materialize(
@@ -275,19 +240,19 @@ class ReplayEval(SubstituteEval):
         if type(desc) is FromParam:
             return bound.get(desc.index, (None, None))[1]
         if type(desc) is Derived:
-            return self.substitute(desc.value, bound)
+            return self.ev.substitution.substitute(desc.value, bound)
         if type(desc) is FromField:
             key = f"{prefix if prefix is not None else self.fa.self_name}.{desc.name}"
-            return self.st.env.get(key)
+            return self.ev.st.env.get(key)
         if type(desc) is Lend:
             # the callee's `get_native(q)` of what the caller passed: borrowed from the caller's object
             owner = self.materialize(desc.source, bound, node, summary, which, prefix)
             spelled = f"{_spelled(desc.source, bound, node, summary)}` inside `{summary.name}"
-            return self.lend(desc.borrow, owner, node, spelled)
+            return self.ev.adoption.lend(desc.borrow, owner, node, spelled)
         if type(desc) is Fresh:
             hs = desc.state
             obj = self.fa.site_object(node, "returned", which)
-            self.forget(obj)
+            self.ev.names.forget(obj)
             step = self.fa.step_of(node, f"returned by `{summary.name}` here")
             owner = (
                 self.owner_for(desc.owner, None, bound, node, f"returned {which}", summary)
@@ -298,14 +263,14 @@ class ReplayEval(SubstituteEval):
             if mapping is not None:
                 # the callee mapped what the caller passed: check it here, with the caller's values
                 mapping = Mapping(
-                    self.substitute(mapping.address, bound, prefix),
-                    self.substitute(mapping.size, bound),
+                    self.ev.substitution.substitute(mapping.address, bound, prefix),
+                    self.ev.substitution.substitute(mapping.size, bound),
                     mapping.read_only_flag,
                     mapping.address_checked,
                     mapping.size_checked,
                 )
-                mapping = self.check_mapping(node, mapping, summary)
-            self.st.heap[obj] = HState(
+                mapping = self.ev.memory.check_mapping(node, mapping, summary)
+            self.ev.st.heap[obj] = HState(
                 hs.kind,
                 hs.reported,
                 (*hs.story, step),
@@ -313,7 +278,7 @@ class ReplayEval(SubstituteEval):
                 owner=owner,
                 mapping=mapping,
                 # a `__del__` key is the callee's; a finalizer holds where none may be detached
-                at_death="finalizer" if hs.at_death == "finalizer" and not self.may_detach() else "",
+                at_death="finalizer" if hs.at_death == "finalizer" and not self.ev.objects.may_detach() else "",
                 prov=self.provenance_of(hs.prov, bound, prefix),
             )
             return obj
@@ -328,10 +293,10 @@ class ReplayEval(SubstituteEval):
         if kind == "param":
             source = bound.get(int(name), (None, None))[1]
         elif kind == "field":
-            source = self.st.env.get(f"{prefix if prefix is not None else self.fa.self_name}.{name}")
+            source = self.ev.st.env.get(f"{prefix if prefix is not None else self.fa.self_name}.{name}")
         else:
             return prov
-        return "explicit" if self.explicit(source) else ""
+        return "explicit" if self.ev.interop.explicit(source) else ""
 
 
 def _receiver(node: cst.CSTNode, summary: Summary) -> str:

@@ -242,8 +242,12 @@ def _load_sets(r: TableReader, target: object) -> None:
 
 def load_models(extra: Iterable[Path] = ()) -> ModelSet:
     """The built-in models plus `extra` user model files, validated."""
+    return load_model_files(sorted(builtin_model_dir().glob("*.toml")) + [Path(p) for p in extra])
+
+
+def load_model_files(files: Iterable[Path]) -> ModelSet:
+    """The models of `files` alone, in that order, validated."""
     models = ModelSet()
-    files = sorted(builtin_model_dir().glob("*.toml")) + [Path(p) for p in extra]
     for path in files:
         _load_file(path, models)
         models.files.append(path)
@@ -271,5 +275,6 @@ __all__ = [
     "Submit",
     "ThreadModel",
     "builtin_model_dir",
+    "load_model_files",
     "load_models",
 ]

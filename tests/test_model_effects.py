@@ -199,7 +199,7 @@ HEAD = "[model]\nname = 'x'\n"
         ),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ release = 0, create = 'x' }]\n",
-            "[[call]][0].effects[0].release: a second effect in the table of `create`",
+            "[[call]][0].effects[0].create: a second effect in the table of `release`",
         ),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ release = 'zero' }]\n",

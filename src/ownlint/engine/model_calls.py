@@ -67,7 +67,7 @@ def read_call(r: TableReader, success: tuple[str, ...]) -> Entry:
 
 
 def _effect(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
-    named = [k for k in EFFECT_KEYS if k in r.table]
+    named = [k for k in r.table if k in _READERS]  # in the order written: the first names the effect
     if not named:
         r.fail("", f"names no effect (one of {', '.join(EFFECT_KEYS)})")
     if len(named) > 1:
@@ -225,26 +225,33 @@ _READERS = {
     "parent": _parent,
 }
 
-_ALONE = (fx.KeepAlive, fx.Consume, fx.ReleaseReceiver)
+_ALONE: frozenset[type] = frozenset((fx.KeepAlive, fx.Consume, fx.ReleaseReceiver))
 """Effects the engine reads by name apart from a callee's model: an entry of their own."""
-_ONE_EACH = (fx.Release, fx.Borrow, fx.Adopt, fx.Owner, fx.MapRange, fx.MapDescriptor, fx.Unmap, fx.Status)
+_ONE_EACH: frozenset[type] = frozenset(
+    (fx.Release, fx.Borrow, fx.Adopt, fx.Owner, fx.MapRange, fx.MapDescriptor, fx.Unmap, fx.Status)
+)
 """Effects a callee has at most once per entry."""
 
 
 def check_entry(r: TableReader, entry: Entry) -> None:
     """What the effects of one entry must agree on (whatever the file's format)."""
     effects = entry.effects
-    for kind in _ONE_EACH:
-        if sum(type(e) is kind for e in effects) > 1:
+    kinds = [type(e) for e in effects]
+    seen: set[type] = set()
+    for kind in kinds:
+        if kind in seen and kind in _ONE_EACH:
             r.fail("effects", f"more than one `{_key(kind)}` in one entry")
-    alone = [e for e in effects if isinstance(e, _ALONE)]
-    if alone and len(effects) > 1:
-        r.fail("effects", f"`{_key(type(alone[0]))}` must be the only effect of its entry")
-    receiver = any(type(e) is fx.ReleaseReceiver for e in effects)
+        seen.add(kind)
+    if len(effects) > 1 and not seen.isdisjoint(_ALONE):
+        alone = next(k for k in kinds if k in _ALONE)
+        r.fail("effects", f"`{_key(alone)}` must be the only effect of its entry")
+    receiver = fx.ReleaseReceiver in seen
     if entry.methods and not receiver:
         r.fail("methods", f"names methods whose receiver is released: its effect is `release = '{RECEIVER}'`")
     if receiver and not entry.methods:
         r.fail("effects", f"`release = '{RECEIVER}'` needs `methods` instead of `functions`")
+    if fx.Create not in seen:
+        return
     status = next((e for e in effects if type(e) is fx.Status), None)
     for e in effects:
         if type(e) is not fx.Create:

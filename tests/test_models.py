@@ -17,14 +17,13 @@ name = "mylib"
 match = "qualified"
 raises = false
 
-[[create]]
+[[call]]
 functions = ["mylib.alloc"]
-out = -1
-kind = "memory"
+effects = [{ create = "memory", out = -1 }]
 
-[[release]]
+[[call]]
 functions = ["mylib.release"]
-handle = 0
+effects = [{ release = 0 }]
 """
 
 USER_CODE = """import ctypes

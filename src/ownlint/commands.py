@@ -202,6 +202,7 @@ def _run_files(options: _CheckOptions, resolver: Resolver, known: Counter[Findin
     """Check the files; with --fix, fix them and check again while fixes apply."""
 
     from ownlint.cache import CacheWarning
+    from ownlint.engine.models import ModelWarning
 
     paths = list(options.paths) or [Path(".")]
     warned: set[str] = set()
@@ -210,6 +211,7 @@ def _run_files(options: _CheckOptions, resolver: Resolver, known: Counter[Findin
         bar = None if options.quiet else progress_for(sys.stderr)  # None unless standard error is a terminal
         with bar if bar is not None else contextlib.nullcontext(), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CacheWarning)
+            warnings.simplefilter("always", ModelWarning)
             result = api.check_paths(
                 paths,
                 resolver,
@@ -220,11 +222,12 @@ def _run_files(options: _CheckOptions, resolver: Resolver, known: Counter[Findin
                 cache_dir=options.cache_dir,
                 force_exclude=options.force_exclude,
             )
+        shown = (CacheWarning, ModelWarning)  # one line each, once per run
         for warning in caught:
-            if issubclass(warning.category, CacheWarning) and str(warning.message) not in warned:
+            if issubclass(warning.category, shown) and str(warning.message) not in warned:
                 warned.add(str(warning.message))
                 click.echo(printable(f"ownlint: warning: {warning.message}"), err=True)
-            elif not issubclass(warning.category, CacheWarning):
+            elif not issubclass(warning.category, shown):
                 warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         return _against_baseline(result, known, options.baseline_file)
 

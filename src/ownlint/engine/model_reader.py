@@ -33,6 +33,10 @@ class ModelError(ValueError):
     """A model file that cannot be used; str() is one line naming the file and key."""
 
 
+class ModelWarning(UserWarning):
+    """A model file that loads but should be rewritten (one line naming the file); the CLI shows it."""
+
+
 class TableReader:
     """Validates one TOML table, naming the file and key in every error."""
 
@@ -58,6 +62,9 @@ class TableReader:
         if kind == "tables":
             if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
                 raise ModelError(f"{self.path}: [[{key}]]: must be an array of tables")
+        elif kind == "list of tables":  # inline tables: `effects = [{ release = 0 }]`
+            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                self.fail(key, "must be a list of tables (`[{ release = 0 }]`)")
         elif kind is list:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 self.fail(key, "must be a list of strings")

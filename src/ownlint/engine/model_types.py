@@ -1,13 +1,19 @@
 """The data classes of API models (models.py loads them from TOML): what a
 call creates, releases, adopts or borrows, the memory, capsule, thread,
 host-task and environment rules, and the merged `ModelSet` the engine asks
-what a callee does."""
+what a callee does.
+
+A callee's model is canonically its entries' effects (engine/effects.py,
+`CallModel.entries`); the other fields of `CallModel` (`creates`, `release`,
+`status_index`...) are derived from them when the files are loaded
+(model_derive.py), in the shape the evaluator reads."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ownlint.engine import effects as fx
 from ownlint.engine.name_pattern import NamePattern
 
 
@@ -225,8 +231,17 @@ class Unmap:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelEntry:
+    """What one entry of the model file named `model` says a callee does."""
+
+    model: str
+    effects: tuple[fx.Effect, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CallModel:
-    """Everything the models say about one callee."""
+    """Everything the models say about one callee: its `entries` (the effects,
+    in load order), and the fields derived from them that the evaluator reads."""
 
     creates: tuple[Create, ...] = ()
     release: Release | None = None
@@ -241,6 +256,12 @@ class CallModel:
     # the whole result, or element `status_index` of the tuple it returns
     status: bool = False
     status_index: int | None = None
+    entries: tuple[ModelEntry, ...] = ()
+
+    @property
+    def effects(self) -> tuple[fx.Effect, ...]:
+        """The effects of every entry for this callee, in load order."""
+        return tuple(e for entry in self.entries for e in entry.effects)
 
 
 @dataclass(slots=True)

@@ -10,10 +10,15 @@ model_types.py (and exported from here too).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from ownlint.engine.model_reader import ModelError, TableReader
+from ownlint.engine import effects as fx
+from ownlint.engine.model_calls import Entry, read_call, tables
+from ownlint.engine.model_derive import LAST_NAME_EFFECTS, FileContext, add_entry
+from ownlint.engine.model_legacy import SECTIONS, read_legacy, read_legacy_maps, read_legacy_owned
+from ownlint.engine.model_reader import ModelError, ModelWarning, TableReader
 from ownlint.engine.model_types import (
     Adopt,
     AsyncModel,
@@ -32,7 +37,6 @@ from ownlint.engine.model_types import (
     Submit,
     ThreadModel,
 )
-from ownlint.engine.models_maps import load_maps
 from ownlint.engine.name_pattern import NamePattern, PatternError
 from ownlint.inputs import MAX_MODEL_BYTES, InputError, parse_toml, read_regular
 
@@ -54,24 +58,6 @@ _VALUE_KEYS = {
     "store-methods": "store_methods",
     "finalizers": "finalizers",
 }
-
-
-def _merge(models: ModelSet, matching: str, name: str, update: CallModel) -> None:
-    table = models.by_last_name if matching == "last-name" else models.by_qualified
-    old = table.get(name, CallModel())
-    table[name] = CallModel(
-        creates=old.creates + update.creates,
-        release=update.release or old.release,
-        adopt=update.adopt or old.adopt,
-        borrow=update.borrow or old.borrow,
-        owner_kind=update.owner_kind or old.owner_kind,
-        record=update.record or old.record,
-        maps=update.maps or old.maps,
-        address_map=update.address_map or old.address_map,
-        unmap=update.unmap or old.unmap,
-        status=update.status or old.status,
-        status_index=update.status_index if update.status else old.status_index,
-    )
 
 
 def _check_reference_url(meta: TableReader, url: str) -> None:
@@ -110,44 +96,11 @@ def _load_file(path: Path, models: ModelSet) -> None:
     if status_index is not None and success is None:
         meta.fail("status", "needs `success` (the values that mean success)")
     models.success.update(success or ())
-    status = success is not None
     meta.done()
     before = set(models.by_last_name) | set(models.by_qualified)
-    for i, raw in enumerate(top.get("create", "tables", [])):
-        r = TableReader(path, f"[[create]][{i}]", raw)
-        fns = r.get("functions", list, required=True)
-        out = r.get("out", int)
-        result = r.get("result", int)
-        if (out is None) == (result is None):
-            r.fail("out" if out is not None else "", "needs one of `out` and `result`")
-        if result is not None and status_index is None and (status or result != 0):
-            r.fail("result", "a returned handle needs `status` in [model] (without a status, `result = 0`)")
-        kind = r.get("kind", str, "handle")
-        released = tuple(r.get("released-by", list, []))
-        key, counted = r.get("key", int), r.get("counted", bool, False)
-        r.done()
-        for fn in fns:
-            create = Create(fn, out, kind, released, name, result, key, counted)
-            _merge(models, matching, fn, CallModel(creates=(create,), status=status, status_index=status_index))
-    for i, raw in enumerate(top.get("release", "tables", [])):
-        r = TableReader(path, f"[[release]][{i}]", raw)
-        methods = r.get("methods", list)
-        if methods is not None:
-            of = tuple(r.get("of", list, required=True))
-            r.done()
-            for m in methods:
-                models.release_methods[m] = models.release_methods.get(m, ()) + of
-            continue
-        fns = r.get("functions", list, required=True)
-        key = r.get("key", int)
-        handle = r.get("handle", int, required=key is None)
-        r.done()
-        for fn in fns:
-            release = Release(fn, -1 if handle is None else handle, name, key)
-            call = CallModel(release=release, status=status, status_index=status_index)
-            _merge(models, matching, fn, call)
     own_raw = top.get("ownership", dict)
     ownership = Ownership()
+    records: list[str] = []
     if own_raw is not None:
         o = TableReader(path, "[ownership]", own_raw)
         ownership = Ownership(
@@ -158,43 +111,31 @@ def _load_file(path: Path, models: ModelSet) -> None:
             transfer=tuple(o.get("transfer", list, [])),
             guard_modules=tuple(o.get("guard-modules", list, [])),
         )
-        for fn in o.get("backend-input", list, []):
-            _merge(models, matching, fn, CallModel(record=True))
+        records = o.get("backend-input", list, [])
         o.done()
-    for i, raw in enumerate(top.get("adopt", "tables", [])):
-        r = TableReader(path, f"[[adopt]][{i}]", raw)
-        fns = r.get("functions", list, required=True)
-        handle = r.get("handle", int, 0)
-        kind = r.get("owner-kind", str, "owner")
-        checks = dict(
-            non_empty_keywords=tuple(r.get("non-empty-keywords", list, [])),
-            empty_constructor_suffixes=tuple(r.get("empty-constructor-suffixes", list, [])),
-            property_keywords=tuple(r.get("property-keywords", list, [])),
-            forbidden_properties=tuple(r.get("forbidden-properties", list, [])),
-            native_memory_only=r.get("native-memory-only", bool, False),
-            fixed=r.get("ownership", str, ""),
+    old = [f"[[{s}]]" for s in SECTIONS if s in top.table] + (["[model].status"] if status_index is not None else [])
+    file_status = fx.Status(status_index, tuple(success)) if success is not None else None
+    entries = read_legacy(top, file_status)
+    if records:
+        entries.append(Entry("[ownership].backend-input", tuple(records), (), (fx.Record(),)))
+    entries += read_legacy_owned(top, own_raw is not None)
+    for i, raw in enumerate(tables(top, "call")):
+        r = TableReader(path, f"[[call]][{i}]", raw)
+        entry = read_call(r, tuple(success or ()))
+        _check_call(r, entry, matching, own_raw is not None)
+        entries.append(entry)
+    entries += read_legacy_maps(top, file_status)
+    context = FileContext(name, matching, ownership)
+    for entry in entries:
+        add_entry(models, entry, context)
+    if old:
+        warnings.warn(
+            f"{path}: {', '.join(old)}: the model format before effects; it still loads, but write "
+            "`[[call]]` entries instead (rules/README.md, 'Model files of the older format')",
+            ModelWarning,
+            stacklevel=2,
         )
-        if checks["fixed"] not in ("", "keep", "transfer"):
-            r.fail("ownership", "must be 'keep' or 'transfer'")
-        r.done()
-        if own_raw is None and not checks["fixed"]:
-            r.fail("", "an [[adopt]] needs an [ownership] table in the same file, or a fixed `ownership`")
-        for fn in fns:
-            _merge(models, matching, fn, CallModel(adopt=Adopt(fn, handle, kind, ownership, name, **checks)))
-    for i, raw in enumerate(top.get("borrow", "tables", [])):
-        r = TableReader(path, f"[[borrow]][{i}]", raw)
-        fns = r.get("functions", list, required=True)
-        owner = r.get("owner", int, -1)
-        method = r.get("method", str, "none")
-        if method not in ("none", "tracked", "any"):
-            r.fail("method", "must be 'none', 'tracked' or 'any'")
-        unsupported = tuple(r.get("unsupported-owner-kinds", list, []))
-        thread_safe = r.get("thread-safe", bool, False)
-        r.done()
-        for fn in fns:
-            b = Borrow(fn, owner, method, unsupported, ownership.guard_modules, name, thread_safe)
-            _merge(models, "last-name", fn, CallModel(borrow=b))
-    for i, raw in enumerate(top.get("borrow-attribute", "tables", [])):
+    for i, raw in enumerate(tables(top, "borrow-attribute")):
         r = TableReader(path, f"[[borrow-attribute]][{i}]", raw)
         attrs = r.get("attributes", list, required=True)
         steps = r.get("path", "path", [])
@@ -203,25 +144,6 @@ def _load_file(path: Path, models: ModelSet) -> None:
         for attr in attrs:
             b = Borrow(attr, -1, "tracked", (), ownership.guard_modules, name)
             models.borrow_attributes[attr] = BorrowAttribute(b, tuple(steps), kinds)
-    for i, raw in enumerate(top.get("submit", "tables", [])):
-        r = TableReader(path, f"[[submit]][{i}]", raw)
-        fns = r.get("functions", list, required=True)
-        sub = dict(
-            arguments=tuple(r.get("arguments", "ints", [])),
-            argument_keywords=tuple(r.get("argument-keywords", list, [])),
-            dependencies=r.get("dependencies", int, -1),
-            dependency_keywords=tuple(r.get("dependency-keywords", list, [])),
-        )
-        r.done()
-        for fn in fns:
-            models.submits[fn] = Submit(fn, model=name, **sub)
-    for i, raw in enumerate(top.get("owner", "tables", [])):
-        r = TableReader(path, f"[[owner]][{i}]", raw)
-        fns = r.get("functions", list, required=True)
-        kind = r.get("owner-kind", str, "object")
-        r.done()
-        for fn in fns:
-            _merge(models, matching, fn, CallModel(owner_kind=kind))
     mem_raw = top.get("memory", dict)
     if mem_raw is not None:
         r = TableReader(path, "[memory]", mem_raw)
@@ -260,8 +182,6 @@ def _load_file(path: Path, models: ModelSet) -> None:
             if "=" not in item:
                 r.fail("read-only-keywords", f"'{item}' is not of the form keyword=VALUE")
         r.done()
-    merge = lambda fn, call: _merge(models, "last-name", fn, call)  # noqa: E731
-    load_maps(models, top, lambda where, raw: TableReader(path, where, raw), merge, status, status_index, name)
     for section, target in (
         ("capsules", models.capsules),
         ("threads", models.threads),
@@ -287,6 +207,20 @@ def _load_file(path: Path, models: ModelSet) -> None:
     top.done()
 
 
+def _check_call(r: TableReader, entry: Entry, matching: str, has_ownership: bool) -> None:
+    """What a `[[call]]` entry must agree on with its file."""
+    for e in entry.effects:
+        if type(e) is fx.Adopt and not e.fixed and not has_ownership:
+            r.fail("effects", "an `adopt` needs an [ownership] table in the same file, or a fixed `ownership`")
+    if matching == "qualified" and any(isinstance(e, LAST_NAME_EFFECTS) for e in entry.effects):
+        if any(isinstance(e, (fx.Create, fx.Release, fx.Adopt, fx.Owner)) for e in entry.effects):
+            r.fail(
+                "effects",
+                "borrows and mappings are matched by last name, creates and releases by qualified name here: "
+                "give them entries of their own",
+            )
+
+
 def _load_sets(r: TableReader, target: object) -> None:
     """Fill a section's fields: lists of names into sets, strings into strings,
     tables of strings into dicts."""
@@ -308,8 +242,12 @@ def _load_sets(r: TableReader, target: object) -> None:
 
 def load_models(extra: Iterable[Path] = ()) -> ModelSet:
     """The built-in models plus `extra` user model files, validated."""
+    return load_model_files(sorted(builtin_model_dir().glob("*.toml")) + [Path(p) for p in extra])
+
+
+def load_model_files(files: Iterable[Path]) -> ModelSet:
+    """The models of `files` alone, in that order, validated."""
     models = ModelSet()
-    files = sorted(builtin_model_dir().glob("*.toml")) + [Path(p) for p in extra]
     for path in files:
         _load_file(path, models)
         models.files.append(path)
@@ -331,10 +269,12 @@ __all__ = [
     "MemoryModel",
     "ModelError",
     "ModelSet",
+    "ModelWarning",
     "Ownership",
     "Release",
     "Submit",
     "ThreadModel",
     "builtin_model_dir",
+    "load_model_files",
     "load_models",
 ]

@@ -1,0 +1,281 @@
+"""Model files as a vocabulary of effects (issue 30, point 4): `[[call]]` entries,
+their validation, the status shape per entry, and the older format mapped onto
+the same effects with a deprecation note."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from ownlint.engine import effects as fx
+from ownlint.engine.models import ModelError, ModelSet, ModelWarning, builtin_model_dir, load_model_files, load_models
+
+BEFORE = Path(__file__).parent / "data" / "models_before"
+
+NEW = """
+[model]
+name = "mylib"
+match = "last-name"
+raises = false
+success = ["OK", "0"]
+
+[[call]]
+functions = ["myAlloc"]
+effects = [{ create = "memory", element = 1 }, { status = 0 }]
+
+[[call]]
+functions = ["myAllocOut"]
+effects = [{ create = "memory", out = -1 }, { status = "whole" }]
+
+[[call]]
+functions = ["myFree"]
+effects = [{ release = 0 }, { status = 0 }]
+"""
+
+OLD = """
+[model]
+name = "mylib"
+match = "last-name"
+raises = false
+status = 0
+success = ["OK", "0"]
+
+[[create]]
+functions = ["myAlloc"]
+result = 1
+kind = "memory"
+
+[[release]]
+functions = ["myFree"]
+handle = 0
+"""
+
+
+def _derived(models: ModelSet) -> dict[str, object]:
+    """Every field of a ModelSet the evaluator reads, with the callees' effects left out."""
+    fields = {f.name: getattr(models, f.name) for f in dataclasses.fields(models) if f.name != "files"}
+    for table in ("by_last_name", "by_qualified"):
+        fields[table] = {k: dataclasses.replace(v, entries=()) for k, v in fields[table].items()}
+    fields["memory"] = dataclasses.replace(models.memory, descriptor_re=None)  # compiled from descriptor_pattern
+    return fields
+
+
+def _load(tmp_path: Path, text: str) -> ModelSet:
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        return load_model_files([path])
+
+
+def test_the_rewritten_models_mean_what_the_old_ones_meant() -> None:
+    """rules/ in the effects format and the same files as they were before it
+    (tests/data/models_before/, loaded as a user's older files after nothing)
+    give the same models: every field the evaluator reads, compared exactly."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        before = load_model_files(sorted(BEFORE.glob("*.toml")))
+    now = load_models()
+    assert sorted(p.name for p in BEFORE.glob("*.toml")) == sorted(p.name for p in now.files)
+    assert _derived(now) == _derived(before)
+
+
+def test_no_builtin_model_uses_the_older_format() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        load_models()
+    for path in builtin_model_dir().glob("*.toml"):
+        text = path.read_text(encoding="utf-8")
+        assert "\n[[create]]" not in text and "\n[[release]]" not in text, path
+
+
+def test_a_call_entry_gives_its_effects_and_the_derived_fields(tmp_path: Path) -> None:
+    models = _load(tmp_path, NEW)
+    alloc = models.by_last_name["myAlloc"]
+    assert alloc.effects == (fx.Create("memory", fx.Element(1)), fx.Status(0, ("OK", "0")))
+    assert [(c.out, c.result, c.kind) for c in alloc.creates] == [(None, 1, "memory")]
+    assert alloc.status and alloc.status_index == 0
+    out = models.by_last_name["myAllocOut"]
+    assert [(c.out, c.result) for c in out.creates] == [(-1, None)]
+    assert out.status and out.status_index is None  # the whole result is the status
+    free = models.by_last_name["myFree"]
+    assert free.release is not None and free.release.handle == 0 and free.status_index == 0
+    assert {"myAlloc", "myAllocOut", "myFree"} <= models.non_raising
+    assert {"OK", "0"} <= models.success
+
+
+def test_an_old_format_file_loads_to_the_same_models_with_a_note(tmp_path: Path) -> None:
+    """Older files still load, mapped onto the same effects, with one
+    deprecation note naming the file and the old sections."""
+    old = tmp_path / "old.toml"
+    old.write_text(OLD, encoding="utf-8")
+    with pytest.warns(ModelWarning) as caught:
+        models = load_model_files([old])
+    assert len(caught) == 1
+    note = str(caught[0].message)
+    assert note.startswith(f"{old}: [[create]], [[release]], [model].status:") and "[[call]]" in note
+    assert "\n" not in note
+    assert models.by_last_name["myAlloc"].effects == (fx.Create("memory", fx.Element(1)), fx.Status(0, ("OK", "0")))
+    new = _load(tmp_path, NEW)
+    assert new.by_last_name["myAlloc"] == models.by_last_name["myAlloc"]
+    assert new.by_last_name["myFree"] == models.by_last_name["myFree"]
+
+
+def test_the_status_shape_is_per_entry(tmp_path: Path) -> None:
+    """One file mixes tuple statuses (a binding) and `int` statuses (ctypes);
+    entries keep their own shape. Where one callee's entries disagree, the
+    evaluator's one shape is the tuple element (a binding's results still unpack)."""
+    text = (
+        NEW + '\n[[call]]\nfunctions = ["myAlloc"]\neffects = [{ create = "memory", out = 0 }, { status = "whole" }]\n'
+    )
+    models = _load(tmp_path, text)
+    alloc = models.by_last_name["myAlloc"]
+    assert [e for e in alloc.effects if type(e) is fx.Status] == [
+        fx.Status(0, ("OK", "0")),
+        fx.Status(None, ("OK", "0")),
+    ]
+    assert alloc.status_index == 0
+    assert [(c.out, c.result) for c in alloc.creates] == [(None, 1), (0, None)]
+
+
+def test_keep_alive_consume_release_by_method_and_parent(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "qualified"
+
+[[call]]
+functions = ["go_async"]
+effects = [{ keep-alive = [1], argument-keywords = ["args"], dependencies = 2 }]
+
+[[call]]
+functions = ["eat"]
+effects = [{ consume = 0 }]
+
+[[call]]
+methods = ["close"]
+effects = [{ release = "receiver", of = ["mine.open"] }]
+
+[[call]]
+functions = ["mine.open"]
+effects = [{ create = "file" }, { parent = 0 }]
+
+[[call]]
+functions = ["lend"]
+effects = [{ borrow = "receiver", thread-safe = true }]
+"""
+    models = _load(tmp_path, text)
+    submit = models.submits["go_async"]
+    assert (submit.arguments, submit.argument_keywords, submit.dependencies) == ((1,), ("args",), 2)
+    assert "eat" in models.capsules.consumers
+    assert models.release_methods["close"] == ("mine.open",)
+    opened = models.by_qualified["mine.open"]
+    assert opened.effects == (fx.Create("file", fx.Result()), fx.ParentOf(fx.Result(), 0))
+    assert [(c.out, c.result) for c in opened.creates] == [(None, 0)]
+    lend = models.by_last_name["lend"].borrow  # a borrow is matched by last name
+    assert lend is not None and (lend.owner, lend.method, lend.thread_safe) == (-1, "any", True)
+    assert "go_async" not in models.by_last_name and "eat" not in models.by_last_name
+
+
+HEAD = "[model]\nname = 'x'\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[[call]]\neffects = [{ release = 0 }]\n", "[[call]][0]: needs one of `functions` and `methods`"),
+        ("[[call]]\nfunctions = ['f']\n", "[[call]][0].effects: missing"),
+        ("[[call]]\nfunctions = ['f']\neffects = []\n", "[[call]][0].effects: must name at least one effect"),
+        ("[[call]]\nfunctions = ['f']\neffects = [0]\n", "[[call]][0].effects: must be a list of tables"),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ relase = 0 }]\n", "[[call]][0].effects[0]: names no effect"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release = 0, hande = 1 }]\n",
+            "[[call]][0].effects[0].hande: unknown key",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release = 0, create = 'x' }]\n",
+            "[[call]][0].effects[0].create: a second effect in the table of `release`",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release = 'zero' }]\n",
+            "[[call]][0].effects[0].release: must be an argument index or 'receiver'",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release = 300 }]\n",
+            "[[call]][0].effects[0].release: must be from 0",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ create = 'm', element = 1 }]\n",
+            "a handle at a tuple `element` needs a `status` element in the same entry",
+        ),
+        (
+            "success = ['0']\n[[call]]\nfunctions = ['f']\neffects = [{ create = 'm' }, { status = 0 }]\n",
+            "with a `status`, the result is no handle",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release = 0 }, { status = 0 }]\n",
+            "[[call]][0].effects[1].status: needs `success`",
+        ),
+        (
+            "success = ['0']\n[[call]]\nfunctions = ['f']\neffects = [{ status = 'all' }]\n",
+            "[[call]][0].effects[0].status: must be a tuple element's index or 'whole'",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ create = 'm', out = 0, element = 1 }]\n",
+            "[[call]][0].effects[0].element: a handle is at `out` or at `element`, not both",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release = 0 }, { release = 1 }]\n",
+            "[[call]][0].effects: more than one `release` in one entry",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ keep-alive = [1] }, { release = 1 }]\n",
+            "[[call]][0].effects: `keep-alive` must be the only effect of its entry",
+        ),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ consume = 1 }]\n", "[[call]][0].effects[0].consume: must be 0"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release = 'receiver', of = ['g'] }]\n",
+            "`release = 'receiver'` needs `methods` instead of `functions`",
+        ),
+        ("[[call]]\nmethods = ['close']\neffects = [{ release = 0 }]\n", "[[call]][0].methods: names methods"),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ adopt = 0 }]\n", "an `adopt` needs an [ownership] table"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ borrow = 'receiver', method = 'none' }]\n",
+            "[[call]][0].effects[0].method: a borrow from the 'receiver' is a method",
+        ),
+        (
+            "match = 'qualified'\n[[call]]\nfunctions = ['f']\neffects = [{ owner = 'o' }, { borrow = 0 }]\n",
+            "[[call]][0].effects: borrows and mappings are matched by last name",
+        ),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ create = '' }]\n", "[[call]][0].effects[0].create: empty name"),
+    ],
+)
+def test_a_bad_call_entry_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "mine.toml"
+    head, _, rest = text.partition("[[call]]")
+    path.write_text(HEAD + head + "[[call]]" + rest, encoding="utf-8")
+    with pytest.raises(ModelError) as caught:
+        load_models([path])
+    message = str(caught.value)
+    assert message.startswith(str(path)) and expected in message, message
+    assert "\n" not in message
+
+
+def test_the_command_line_shows_the_note_of_an_old_format_file(tmp_path: Path) -> None:
+    (tmp_path / "mylib.toml").write_text(OLD, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.ownlint]\nmodels = ["mylib.toml"]\n', encoding="utf-8")
+    (tmp_path / "work.py").write_text("import mylib\n\n\ndef f(p):\n    mylib.myFree(p)\n", encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "-m", "ownlint", "check", "--format", "concise", "--no-cache", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    notes = [line for line in run.stderr.splitlines() if "model format before effects" in line]
+    assert len(notes) == 1 and notes[0].startswith("ownlint: warning: ") and "mylib.toml" in notes[0], run.stderr

@@ -114,7 +114,8 @@ def test_escapes_binds_and_calls_are_published(models: ModelSet) -> None:
         """,
         models,
     )
-    assert "call cuda.bindings.driver.cuMemAlloc args=1 result=value" in seen
+    # two entries: the cuda.bindings spelling and the ctypes one (rules/cuda_driver.toml)
+    assert "call cuda.bindings.driver.cuMemAlloc args=1 result=value - Create,Status,Create,Status" in seen
     assert "bind self.p" in seen
     assert "escape at self.p = p" in seen
 
@@ -211,3 +212,36 @@ def test_no_checker_with_facts_changes_no_finding(models: ModelSet) -> None:
     _, alone = events(source, models, CHECKERS)
     _, beside = events(source, models, (*CHECKERS, RECORDER, "checkers_events.recorder:Counted"))
     assert alone == beside == ["OWN201:7"]
+
+
+def test_a_call_carries_its_receiver_and_its_models_effects(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import pycuda.driver as cuda
+
+        def f(n):
+            buf = cuda.mem_alloc(n)
+            buf.free()
+            print(n)
+        """,
+        models,
+    )
+    assert only("call", seen) == [
+        "call pycuda.driver.mem_alloc args=1 result=value - Create",
+        "call buf.free args=0 result=none receiver -",  # effects of methods by name are not in `model` yet
+        "call print args=1 result=none - -",
+    ]
+
+
+def test_a_handle_a_loop_makes_again_dies_when_its_name_takes_the_new_one(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f(n):
+            for i in range(n):
+                err, ev = driver.cuEventCreate(0)
+        """,
+        models,
+    )
+    assert "death ev rebound at err, ev = driver.cuEventCreate(0) (live)" in seen

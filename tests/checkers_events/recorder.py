@@ -26,7 +26,11 @@ def _line(node: cst.CSTNode) -> str:
 
 class Recorder(Checker):
     def on_call_post(self, e: CallPost, out: Findings) -> None:
-        SEEN.append(f"call {e.callee} args={len(e.args)} result={'none' if e.result is None else 'value'}")
+        effects = ",".join(type(x).__name__ for x in e.model.effects) if e.model is not None else "-"
+        receiver = "receiver" if e.receiver is not None else "-"
+        SEEN.append(
+            f"call {e.callee} args={len(e.args)} result={'none' if e.result is None else 'value'} {receiver} {effects}"
+        )
 
     def on_bind(self, e: Bind, out: Findings) -> None:
         SEEN.append(f"bind {e.key}")

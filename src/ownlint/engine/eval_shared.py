@@ -298,6 +298,7 @@ class EvalShared(Protocol):
     site: cst.CSTNode
     # the arguments of the call being evaluated, as `expr_Call` evaluated them (`events.CallPost`)
     call_args: tuple[tuple[cst.Arg, Val], ...]
+    call_receiver: Val  # and the receiver of a method call (None: none, or not known)
 
     names: Names
     exprs: Exprs

@@ -35,7 +35,7 @@ from ownlint.engine.values import Obj, Val
 
 if TYPE_CHECKING:
     from ownlint.engine.linear import Lin
-    from ownlint.engine.model_types import Adopt, Borrow, ModelSet
+    from ownlint.engine.model_types import Adopt, Borrow, CallModel, ModelSet
     from ownlint.engine.summaries import Summary
     from ownlint.engine.typestate_base import RawViolation, Unit
     from ownlint.engine.violations import Violation
@@ -278,12 +278,16 @@ class InFlightReleased:
 class CallPost:
     """A call was evaluated, its model's effects applied: `callee` is its
     qualified name ("?" when unknown), `args` its arguments and their values,
-    `result` its value."""
+    `result` its value, `receiver` the value of `x` in `x.m(...)` (None: no
+    receiver, or nothing known of it), `model` what the models say of the
+    callee (its `effects`; None: nothing)."""
 
     node: cst.Call
     callee: str
     args: tuple[tuple[cst.Arg, Val], ...]
     result: Val
+    receiver: Val = None
+    model: CallModel | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,8 +315,10 @@ class Escape:
 @dataclass(frozen=True, slots=True)
 class Death:
     """The last local reference to `obj` goes away at `node` (`cause`: "deleted",
-    "rebound", "frame end"; `name`: the name that held it). Whether something
-    out of sight still holds it is the checker's to know (`Escape`)."""
+    "rebound", "frame end"; `name`: the name that held it). A loop that makes
+    a handle again rebinds the name that held the previous one: "rebound".
+    Whether something out of sight still holds it is the checker's to know
+    (`Escape`)."""
 
     obj: Obj
     state: HState

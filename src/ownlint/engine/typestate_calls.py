@@ -56,6 +56,7 @@ class CallEval:
             self.ev.expr(node.func)
         args = [(a, self.ev.expr(a.value)) for a in node.args]
         self.ev.call_args = tuple(args)
+        self.ev.call_receiver = receiver if method else None
         if qualified in models.finalizers:
             self.ev.objects.finalizer(node, args)
             return None

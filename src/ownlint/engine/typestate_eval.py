@@ -75,6 +75,7 @@ class Evaluator:
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
+        self.call_receiver: Val = None
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
         self.calls: Calls = CallEval(self)
@@ -143,14 +144,17 @@ class Evaluator:
     def call_post(self, node: cst.Call, evaluate: ExprMethod) -> Val:
         """The call evaluated, then `CallPost` published with its arguments
         (as `expr_Call` evaluated them) and its value."""
-        outer, self.call_args = self.call_args, ()
+        outer = self.call_args, self.call_receiver
+        self.call_args, self.call_receiver = (), None
         result = evaluate(node)
-        args, self.call_args = self.call_args, outer
+        args, receiver = self.call_args, self.call_receiver
+        self.call_args, self.call_receiver = outer
         if type(node.func) is cst.Name and node.func.value in self.st.env:
             callee = "?"
         else:
             callee = self.fa.names.qualify(node.func) or "?"
-        event = CallPost(node, callee, args, result)
+        model = self.models.call(callee) if callee != "?" else None
+        event = CallPost(node, callee, args, result, receiver, model)
         for handler in self.on["call_post"]:
             handler(event, self)
         return result

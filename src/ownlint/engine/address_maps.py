@@ -16,7 +16,7 @@ Addresses are compared as a base and an offset: an address inside a buffer
 when, for every size each may have, each starts before the other ends.
 
 Known limits: a mapping made inside a project helper is not compared with the
-caller's; the range mappings of memmap.toml (`zeMemAllocHost`) compare
+caller's; the mappings made through a chained descriptor (memory.py) compare
 themselves with these too (they share `HState.mapping`).
 """
 

@@ -1,8 +1,8 @@
 """Module constants: the module-level names bound once to a literal, the page
 size, or arithmetic on those, folded to their values; and aliases of a
-model's success value (`OK = driver.CUresult.CUDA_SUCCESS`), which stand for
-the imported name they alias (`Sym`), so that `if err != OK:` tests a status
-as `if err != driver.CUresult.CUDA_SUCCESS:` does (status.py).
+model's success value (`OK = lib.Result.SUCCESS`), which stand for the
+imported name they alias (`Sym`), so that `if err != OK:` tests a status as
+`if err != lib.Result.SUCCESS:` does (status.py).
 
 Known limits: a function's local of the same name is not told apart from the
 module's alias when the alias is read through a compare (a local bound in the

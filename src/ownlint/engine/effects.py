@@ -12,7 +12,7 @@ effects the fields the evaluator reads (model_types.CallModel's `creates`,
 about and ignore the rest.
 
 Argument indexes are positional; a negative index counts from the end (an
-out-parameter written last: `zeMemAllocHost(ctx, desc, size, align, byref(p))`).
+out-parameter written last: `lib.alloc(ctx, desc, size, byref(p))`).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class Borrow:
 @dataclass(frozen=True, slots=True)
 class Adopt:
     """The call builds an owner of `owner_kind` from the native handle at
-    argument `handle` (`make_queue(h, ...)`), taking its ownership or keeping
+    argument `handle` (`make_owner(h, ...)`), taking its ownership or keeping
     it as the call's ownership argument says (the file's `[ownership]`
     spellings), or as `fixed` says whatever the call passes ("keep",
     "transfer"; "": from the call). The rest are the inputs the API's
@@ -113,8 +113,8 @@ class Adopt:
 
 @dataclass(frozen=True, slots=True)
 class Owner:
-    """The call's value is an owner of `kind` (a dpctl queue, a USM array, a
-    tensor): handles borrowed from it live as long as it does."""
+    """The call's value is an owner of `kind` (a queue object, an array that
+    owns device memory): handles borrowed from it live as long as it does."""
 
     kind: str
 
@@ -142,7 +142,7 @@ class KeepAlive:
 
 @dataclass(frozen=True, slots=True)
 class Consume:
-    """The call consumes the capsule at argument `arg` (`from_dlpack(cap)`):
+    """The call consumes the capsule at argument `arg` (`consume(cap)`):
     a capsule may be consumed once."""
 
     arg: int
@@ -192,7 +192,7 @@ class Unmap:
 class Status:
     """The call returns a status: the whole value (`element` None: an `int`,
     as through ctypes) or element `element` of the tuple it returns
-    (cuda.bindings' `err, p = ...`). `success` lists the values meaning
+    (`err, p = lib.alloc(n)`). `success` lists the values meaning
     success (last dotted names, integers written as strings: "0"); on
     failure the call did nothing (created, released, mapped nothing)."""
 

@@ -11,13 +11,13 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `exprs` (typestate_exprs): expressions other than calls, branches, returns;
 - `calls` (typestate_calls): calls and the effects of their models (create,
   use, release), dispatching to the components below;
-- `adoption` (typestate_adopt): SYCL adopt, transfer, borrow;
+- `adoption` (typestate_adopt): adopting a native handle (transfer or keep), borrowing one;
 - `replay` (typestate_replay) and `substitution` (substitution): a project
   function's summary replayed at a call;
 - `objects` (objects): objects of project classes, their methods and `__del__`;
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
-- `interop` (interop): DLPack capsules and the rest of the interop catalogue;
+- `interop` (interop): capsules, contexts, threads and host tasks;
 - `asynchronous` (asynchronous): submissions still running;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;

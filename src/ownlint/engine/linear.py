@@ -2,8 +2,9 @@
 
 A form is a sum of monomials with integer coefficients: `2*P + 100`,
 `n*P` (for an unknown integer `n`), `8192`. `P` is the host page size, a
-power of two of at least 4096 that the analysis does not fix (the Level
-Zero external memory mapping extension requires page alignment), unless the user sets `page-size`, when it is that number. Other symbols
+power of two of at least 4096 that the analysis does not fix (mappings of
+host memory may require page alignment), unless the user sets `page-size`,
+when it is that number. Other symbols
 stand for integers the analysis could not compute; a form that mentions one
 is still aligned when every term has a factor `P`.
 
@@ -96,9 +97,7 @@ def sign(a: Lin) -> int | None:
         return 1
     if cp < 0 and low < 0:
         return -1
-    if cp > 0 and low == 0:
-        return 0 if c0 == -cp * MIN_PAGE and False else None
-    return None
+    return None  # zero at the smallest page size and not at larger ones, or changing sign
 
 
 def show(a: Lin) -> str:

@@ -10,7 +10,7 @@ a buffer object), `BufRef` (a ctypes view of a buffer), `AIface`
 A buffer is an owner object (it dies when its last name goes, unless
 something else may hold it) whose tag says where it came from:
 `buffer:<aligned|unaligned>:<ro|rw>:<source>`. A mapping is the memory
-handle `zeMemAllocHost` writes, carrying `HState.mapping` (`values.Mapping`).
+handle a mapping call writes, carrying `HState.mapping` (`values.Mapping`).
 A mapping whose address or size is a parameter of the function is checked
 where a caller supplies them (through the summary), the rest where it is made.
 

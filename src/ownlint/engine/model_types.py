@@ -57,7 +57,7 @@ class Ownership:
 
 @dataclass(frozen=True, slots=True)
 class Adopt:
-    """A call that builds an owner from a native handle (`make_queue(h, ...)`)."""
+    """A call that builds an owner from a native handle (`make_owner(h, ...)`)."""
 
     function: str
     handle: int
@@ -118,7 +118,7 @@ class EnvModel:
 
 @dataclass(frozen=True, slots=True)
 class Borrow:
-    """A call that hands out a handle borrowed from an owner (`get_native(q)`)."""
+    """A call that hands out a handle borrowed from an owner (`lend(q)`)."""
 
     function: str
     owner: int  # positional index of the owner in the function form; -1: none
@@ -132,7 +132,7 @@ class Borrow:
 @dataclass(frozen=True, slots=True)
 class BorrowAttribute:
     """An attribute of an owner that is a borrowed address (`mem._pointer`), or
-    leads to one through constant subscripts (`a.__sycl_usm_array_interface__["data"][0]`)."""
+    leads to one through constant subscripts (`a.__array_interface__["data"][0]`)."""
 
     borrow: Borrow  # its `function` is the attribute's name
     path: tuple[str | int, ...]  # the subscripts after the attribute
@@ -247,7 +247,7 @@ class CallModel:
     release: Release | None = None
     adopt: Adopt | None = None
     borrow: Borrow | None = None
-    owner_kind: str | None = None  # a constructor whose result is an owner (dpctl objects)
+    owner_kind: str | None = None  # a constructor whose result is an owner (a queue, an array)
     record: bool = False  # a backend-input constructor: its keywords make a record
     maps: MapCall | None = None
     address_map: AddressMap | None = None

@@ -58,10 +58,10 @@ class ModuleNames:
     def qualify(self, expr: cst.BaseExpression) -> str | None:
         """The qualified name of a callee or value expression.
 
-        Imported names are replaced by what they import (`lz.make_queue` ->
-        `sycl.ext.oneapi.level_zero.make_queue`); a function or class of this
+        Imported names are replaced by what they import (`ll.make_owner` ->
+        `lowlevel.interop.make_owner`); a function or class of this
         module gets the module's prefix; anything else keeps its spelling
-        (`self._ze.zeMemFree`, `zeMemFree` after a star import). A callee that
+        (`self._lib.free`, `free` after a star import). A callee that
         is not a name chain (`f()()`, `x[0].g`) is spelled `?.g`.
         """
         parts: list[str] = []

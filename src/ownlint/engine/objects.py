@@ -7,7 +7,7 @@ attributes (as `self.m()` does inside a method), and a `with` block replays
 passed to a call, stored, or a method that is not found is called on it), its
 attributes are forgotten: nothing known, no finding. Releases at death:
 `__del__` that frees `self.<attr>` on every outcome, or a finalizer
-registered with a model release (`weakref.finalize(obj, zeMemFree, ctx, p)`),
+registered with a model release (`weakref.finalize(obj, lib.free, ctx, p)`),
 marks the handle `at_death`, so an explicit release of it is a second one.
 The evaluator's `objects` component (see eval_shared)."""
 

@@ -1,8 +1,8 @@
 """Which files can produce a finding, decided from their text alone.
 
 A file can produce a finding only if it names something a model knows (a
-Level Zero function, `make_queue`, `get_native`, `__dlpack__`,
-`SYCL_DEVICE_FILTER`, ...) or calls a function of the checked tree that can
+function, a method, an attribute, an environment variable a model file
+lists) or calls a function of the checked tree that can
 (whose file is itself selected). Everything else is never parsed: that is
 what keeps ownlint near the cost of reading the files on a tree that is
 mostly not interop code.
@@ -12,7 +12,7 @@ other defines: see `select`) are grouped into components: each component is
 analysed on its own, in parallel and cached as a unit.
 
 A module that spells a success value of a model is selected with the selected
-files that name it as a module (it may define `OK = ...CUDA_SUCCESS`).
+files that name it as a module (it may define `OK = lib.Result.SUCCESS`).
 
 Known limits (deliberate): a file that is not selected is not parsed, so a
 syntax error in it is not reported (parse errors are reported for the
@@ -249,7 +249,7 @@ def _success_alias_modules(
     files: list[SourceFile], models: ModelSet, selected: set[int], words_of: Callable[[int], set[str]]
 ) -> list[tuple[int, int]]:
     """(importer, module) pairs: a module of the tree that binds a name at its
-    top level to a model's success value (`OK = driver.CUresult.CUDA_SUCCESS`,
+    top level to a model's success value (`OK = lib.Result.SUCCESS`,
     constants.py), and a selected file that names it as a module. The module
     is selected too, in the importer's component, so that `from status import
     OK` is the success value there."""

@@ -51,7 +51,7 @@ def _spelling(node: cst.BaseExpression) -> str | None:
 def _is_success(node: cst.BaseExpression, value: Val, success: set[str]) -> bool:
     """Whether the compared expression is a success value: spelled as one, or
     a name whose value is one (an imported name or a module constant aliasing
-    it, `OK = driver.CUresult.CUDA_SUCCESS`; an integer constant)."""
+    it, `OK = lib.Result.SUCCESS`; an integer constant)."""
     if _spelling(node) in success:
         return True
     if type(value) is Sym:

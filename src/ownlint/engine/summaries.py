@@ -89,7 +89,7 @@ class InField:
 @dataclass(frozen=True, slots=True)
 class Lend:
     """A handle the callee borrowed (by `borrow`) from the
-    caller's `source` (`get_native(q)` of a parameter or a field): the caller
+    caller's `source` (a borrow from a parameter or a field): the caller
     borrows from its own object, which says whose handle it is."""
 
     source: FromParam | FromField
@@ -108,7 +108,7 @@ class Returned:
 @dataclass(frozen=True, slots=True)
 class Dead:
     """An owner local to the callee, dead once it returns (its story, and what
-    kind of owner it is: "SYCL queue", "buffer")."""
+    kind of owner it is: "queue", "buffer")."""
 
     story: tuple[Step, ...]
     kind: str

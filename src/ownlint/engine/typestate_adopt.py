@@ -1,6 +1,6 @@
-"""SYCL interop ownership: adopting a native handle (`make_*`, with keep or
+"""Interop ownership: adopting a native handle (a model's adopt, with keep or
 transfer), transferring it to an owner, and borrowing a handle from an
-owner (`get_native`), the evaluator's `adoption` component (see eval_shared)."""
+owner (a model's borrow), the evaluator's `adoption` component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class AdoptEval:
         self.fa = ev.fa
         self.on = ev.on
 
-    # -- SYCL interop --------------------------------------------------------------
+    # -- interop --------------------------------------------------------------
     def ownership_of(self, adopt: Adopt, first: Val, args: list[tuple[cst.Arg, Val]]) -> str:
         """ "keep", "transfer", or "unknown" (the ownership spellings the models list)."""
         if adopt.fixed:
@@ -126,7 +126,7 @@ class AdoptEval:
         self.ev.st.heap[obj] = hs.with_step(TRANSFERRED, Step(where.unit, where.node, label, where.stmt), owner=owner)
 
     def borrow(self, b: Borrow, owner_val: Val, node: cst.CSTNode, spelled: cst.CSTNode) -> Val:
-        """`get_native(q)` / `q.addressof_ref()`: a handle valid while `q` lives."""
+        """A borrow (`lend(q)`, `q.handle()`): a handle valid while `q` lives."""
         self.ev.calls.use(owner_val, node, spelled)
         return self.lend(b, owner_val, node, source_of(spelled))
 

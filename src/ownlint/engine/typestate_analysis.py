@@ -11,6 +11,7 @@ import libcst as cst
 
 from ownlint.engine import equalities, status
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
+from ownlint.engine.domain import LOOP_VISITS
 from ownlint.engine.events import Assume, Death, FrameEnd, subscribers
 from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
@@ -125,7 +126,15 @@ class FunctionAnalysis:
             return self.transfer(block, states)
 
         try:
-            self.solution = solve(self.cfg, self.initial(), transfer, StateSet.join, self.edge, widen=StateSet.widen)
+            self.solution = solve(
+                self.cfg,
+                self.initial(),
+                transfer,
+                StateSet.join,
+                self.edge,
+                widen=StateSet.widen,
+                widen_after=LOOP_VISITS,
+            )
             if self.solution.budget_hit:
                 for bid, state in self.solution.ins.items():
                     transfer(self.cfg.blocks[bid], state)

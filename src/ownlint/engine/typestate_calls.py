@@ -51,7 +51,7 @@ class CallEval:
             receiver_store = node.func.attr.value in models.store_methods
             on_self = type(node.func.value) is cst.Name and node.func.value.value == fa.self_name
             if type(receiver) is Sym:
-                method = False  # `lz.get_native(...)`: a module's function, not a method
+                method = False  # `ll.lend(...)`: a module's function, not a method
         elif type(node.func) is not cst.Name:
             self.ev.expr(node.func)
         args = [(a, self.ev.expr(a.value)) for a in node.args]

@@ -245,7 +245,7 @@ class ReplayEval:
             key = f"{prefix if prefix is not None else self.fa.self_name}.{desc.name}"
             return self.ev.st.env.get(key)
         if type(desc) is Lend:
-            # the callee's `get_native(q)` of what the caller passed: borrowed from the caller's object
+            # the callee's borrow from what the caller passed: borrowed from the caller's object
             owner = self.materialize(desc.source, bound, node, summary, which, prefix)
             spelled = f"{_spelled(desc.source, bound, node, summary)}` inside `{summary.name}"
             return self.ev.adoption.lend(desc.borrow, owner, node, spelled)

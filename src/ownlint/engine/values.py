@@ -21,7 +21,7 @@ A value (`Val`) is one of
 | `AIface(buffer, depth)` | `arr.__array_interface__`, indexed `depth` times |
 | `Struct(type, fields)` | a ctypes descriptor and its fields, by value |
 | `Status(call, effects, outcome, failed_if_true)` | the status a call returned (status.py) |
-| `Lent(owner, borrow)` | a handle borrowed (`get_native`) from a parameter or field whose typestate is unknown here, for summaries |
+| `Lent(owner, borrow)` | a handle borrowed (a model's borrow) from a parameter or field whose typestate is unknown here, for summaries |
 
 All are immutable and compare by value, except `Obj`. domain.py bounds them
 (the lattice has finite height), and `join` is the one join: two different
@@ -250,7 +250,7 @@ class Status:
 
 @dataclass(frozen=True, slots=True)
 class Lent:
-    """`get_native(owner)` where `owner` is a parameter or a field of unknown
+    """A borrow from `owner` where `owner` is a parameter or a field of unknown
     typestate: whether the handle is the application's (made with keep) or
     the runtime's is the caller's to say, so the caller replays the borrow on
     its own object (typestate_replay). Here it is an unknown value."""

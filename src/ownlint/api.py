@@ -1,15 +1,20 @@
 """The one entry point the command line and the language server share.
 
-`check_paths` discovers files, reads them, hands them all to the engine at
-once (so that summaries cross modules), then keeps the findings the
-configuration enables and no comment suppresses. `check_source` does the same
-for one buffer (standard input, an editor). Neither prints nor exits: a
+`check_paths` discovers files, reads them, groups them by the configuration
+that governs each (resolver.py), and hands each group to the runner (which
+analyses the components of files that can affect each other in worker
+processes, from the result cache where it can: runner.py, cache.py), then
+keeps the findings the configuration enables and no comment suppresses.
+Files given explicitly are checked with the project modules they import
+(closure.py), findings reported in the given files only. `check_source` does
+the same for one buffer (standard input, an editor), with the other files the
+caller gives. Neither prints nor exits: a
 `ModelError` from the model files propagates to the caller; a file that
 cannot be read becomes a `FileError` and the run goes on.
 
-Not here: rendering (`ownlint.render`), exit statuses (`ownlint.cli`), a
-cache or parallel jobs (there are none yet), baselines (`ownlint.baseline`)
-and fixes (`ownlint.fixes`), which work on a `RunResult` afterwards.
+Not here: rendering (`ownlint.render`), exit statuses (`ownlint.cli`),
+baselines (`ownlint.baseline`) and fixes (`ownlint.fixes`), which work on a
+`RunResult` afterwards.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from trees import libcst_tree
 
 from ownlint.engine import parsing
 
@@ -20,7 +21,7 @@ SOURCES = sorted((HERE.parent / "src" / "ownlint").rglob("*.py"))
 def test_same_tree_as_libcst(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     tree = parsing.parse_module(source)
-    assert tree.deep_equals(cst.parse_module(source))
+    assert tree.deep_equals(libcst_tree(path))
     assert tree.code == source
 
 

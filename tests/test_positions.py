@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
+from trees import libcst_spans, libcst_spans_of, libcst_tree
 
 from ownlint import api, runner
 from ownlint.config import default_config
@@ -30,9 +31,7 @@ REPORTED = (
 )
 
 
-def slow(module: cst.Module) -> dict[cst.CSTNode, Span]:
-    table = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return {n: Span(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1) for n, r in table.items()}
+slow = libcst_spans  # the reference: libcst's PositionProvider
 
 
 def statement_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
@@ -47,13 +46,19 @@ def statement_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return out
 
 
+@functools.cache
+def statements_of_file(path: Path) -> dict[cst.CSTNode, cst.CSTNode]:
+    """`statement_of` the shared tree of `path` (each fixture is read with three kinds of hints)."""
+    return statement_of(libcst_tree(path))
+
+
 @pytest.mark.parametrize("hints", ["none", "right", "wrong"])
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_fast_positions_equal_libcst_positions(path: Path, hints: str) -> None:
     source = path.read_text(encoding="utf-8")
-    module = cst.parse_module(source)
+    module = libcst_tree(path)
     nodes = [n for n in walk(module) if isinstance(n, REPORTED)]
-    stmts = statement_of(module)
+    stmts = statements_of_file(path)
     if hints == "none":
         wanted: dict[cst.CSTNode, cst.CSTNode | None] = dict.fromkeys(nodes)
     elif hints == "right":
@@ -61,7 +66,7 @@ def test_fast_positions_equal_libcst_positions(path: Path, hints: str) -> None:
     else:  # a wrong hint costs time, never a wrong position
         first = next(n for n in walk(module) if isinstance(n, cst.BaseSmallStatement))
         wanted = {n: first for n in nodes}
-    expected = slow(module)
+    expected = libcst_spans_of(path)
     fast = positions.spans(module, source, wanted)
     assert {n: expected[n] for n in fast} == fast
     # everything but string patterns of `match` cases (never reported) is placed the fast way

@@ -2,9 +2,10 @@
 
 pre-commit builds ownlint's environment from a git repository, so the test
 copies the working tree (with uncommitted changes, without what git ignores)
-to a scratch repository, commits it, and points `try-repo` at that. The
-environment is built once (pip reaches PyPI for the dependencies); both runs
-share it. Skipped without `git` or `pre-commit`.
+to a scratch repository, commits it, and points `try-repo` at that. Each
+`try-repo` builds the hook's environment anew (pip reaches the package index
+for the dependencies), so the cases share two runs (`hook_runs`). Skipped
+without `git` or `pre-commit`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -62,8 +65,10 @@ def copy_of_this_repository(destination: Path) -> Path:
     return destination
 
 
-def try_repo(hook_repo: Path, project: Path, home: Path, *files: str) -> subprocess.CompletedProcess[str]:
-    """`pre-commit try-repo` on every file (`--all-files`), or on `files`."""
+def try_repo(
+    hook_repo: Path, project: Path, home: Path, *files: str, all_files: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """`pre-commit try-repo` on the staged files, or on every file (`all_files`), or on `files`."""
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
     env.pop("PYTHONPATH", None)
     return subprocess.run(
@@ -74,7 +79,7 @@ def try_repo(hook_repo: Path, project: Path, home: Path, *files: str) -> subproc
             "try-repo",
             str(hook_repo),
             "ownlint",
-            *(("--files", *files) if files else ("--all-files",)),
+            *(("--files", *files) if files else ("--all-files",) if all_files else ()),
         ],
         cwd=project,
         env=env,
@@ -96,58 +101,6 @@ def test_hooks_file_declares_the_ownlint_hook() -> None:
     assert hook["require_serial"] is True
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not pre_commit_available(), reason="needs git and pre-commit (pip install -e '.[test]')")
-@pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs this checkout to be a git repository")
-def test_try_repo_fails_on_a_bug_and_passes_once_it_is_fixed(tmp_path: Path) -> None:
-    hook_repo = copy_of_this_repository(tmp_path / "ownlint")
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "alloc.py").write_text(BUGGY, encoding="utf-8")
-    (project / "notes.txt").write_text("not Python: the hook does not see it\n", encoding="utf-8")
-    shutil.copy(NOTEBOOKS / "double_free.ipynb", project / "gpu.ipynb")
-    git("init", "-q", cwd=project)
-    git("add", "-A", cwd=project)
-
-    buggy = try_repo(hook_repo, project, tmp_path / "pre-commit-home")
-    assert buggy.returncode != 0, buggy.stdout + buggy.stderr
-    assert "OWN201" in buggy.stdout, buggy.stdout + buggy.stderr
-    assert "alloc.py:10:5" in buggy.stdout
-    assert "gpu.ipynb:cell 4:1:1" in buggy.stdout  # notebooks are staged files the hook checks (types_or: jupyter)
-
-    (project / "alloc.py").write_text(CLEAN, encoding="utf-8")
-    shutil.copy(NOTEBOOKS / "clean.ipynb", project / "gpu.ipynb")
-    git("add", "-A", cwd=project)
-    clean = try_repo(hook_repo, project, tmp_path / "pre-commit-home")
-    assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert "Passed" in clean.stdout
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not pre_commit_available(), reason="needs git and pre-commit (pip install -e '.[test]')")
-@pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs this checkout to be a git repository")
-def test_try_repo_checks_files_named_like_options(tmp_path: Path) -> None:
-    """Staged files named `--ignore=OWN` and `--write-baseline=setup.py` (executable
-    scripts with a Python shebang, so that pre-commit passes them to the hook):
-    both are checked, neither is obeyed."""
-    hook_repo = copy_of_this_repository(tmp_path / "ownlint")
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("--ignore=OWN", "--write-baseline=setup.py"):
-        script = project / name
-        script.write_text("#!/usr/bin/env python\n" + BUGGY, encoding="utf-8")
-        script.chmod(0o755)
-    (project / "setup.py").write_text("# the project's setup.py\n", encoding="utf-8")
-    git("init", "-q", cwd=project)
-    git("add", "-A", cwd=project)
-
-    done = try_repo(hook_repo, project, tmp_path / "pre-commit-home")
-    assert done.returncode != 0, done.stdout + done.stderr
-    assert "--ignore=OWN:11:5" in done.stdout, done.stdout + done.stderr
-    assert "--write-baseline=setup.py:11:5" in done.stdout
-    assert (project / "setup.py").read_text(encoding="utf-8") == "# the project's setup.py\n"
-
-
 HELPER = """\
 from ze import *
 
@@ -166,29 +119,106 @@ def recycle(hctx, p):
     zeMemFree(hctx, p)
 """
 
+OPTION_NAMES = ("--ignore=OWN", "--write-baseline=setup.py")
 
-@pytest.mark.slow
-@pytest.mark.skipif(not pre_commit_available(), reason="needs git and pre-commit (pip install -e '.[test]')")
-@pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs this checkout to be a git repository")
-def test_try_repo_on_a_staged_caller_sees_the_helper_and_skips_excluded_files(tmp_path: Path) -> None:
-    hook_repo = copy_of_this_repository(tmp_path / "ownlint")
-    project = tmp_path / "project"
+
+@dataclass(frozen=True)
+class HookRuns:
+    """Two runs of the hook on one project: `buggy` on the staged files (the
+    default of `pre-commit run`), `clean` on every file once the bugs are fixed."""
+
+    project: Path
+    buggy: subprocess.CompletedProcess[str]
+    clean: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def hook_runs(tmp_path_factory: pytest.TempPathFactory) -> HookRuns:
+    """`try-repo` builds the hook's environment anew in a temporary store each
+    time it runs (about 10 s of pip: its `PRE_COMMIT_HOME` is not used), so the
+    cases share two runs on one project instead of five.
+
+    The project: `helper.py` and `generated/bad.py` (a double free, excluded by
+    the configuration) committed; staged on top of them, a caller of the helper
+    (`user.py`), a buggy module, a buggy notebook, a text file, and executable
+    scripts named like options. The first run gets the staged files only (the
+    caller without its helper); the second, every file, the excluded one
+    included, after the staged bugs are fixed."""
+    tmp = tmp_path_factory.mktemp("pre-commit")
+    hook_repo = copy_of_this_repository(tmp / "ownlint")
+    project = tmp / "project"
     (project / "generated").mkdir(parents=True)
     (project / "pyproject.toml").write_text('[tool.ownlint]\nexclude = ["generated/"]\n', encoding="utf-8")
     (project / "helper.py").write_text(HELPER, encoding="utf-8")
     (project / "generated" / "bad.py").write_text(BUGGY, encoding="utf-8")
     git("init", "-q", cwd=project)
     git("add", "-A", cwd=project)
-    home = tmp_path / "pre-commit-home"
+    git("commit", "-q", "-m", "helper", cwd=project)
 
-    excluded = try_repo(hook_repo, project, home)  # every file: the excluded one is named, and skipped
+    (project / "user.py").write_text(CALLER, encoding="utf-8")
+    (project / "alloc.py").write_text(BUGGY, encoding="utf-8")
+    (project / "notes.txt").write_text("not Python: the hook does not see it\n", encoding="utf-8")
+    shutil.copy(NOTEBOOKS / "double_free.ipynb", project / "gpu.ipynb")
+    for name in OPTION_NAMES:  # executable scripts with a Python shebang: pre-commit passes them to the hook
+        script = project / name
+        script.write_text("#!/usr/bin/env python\n" + BUGGY, encoding="utf-8")
+        script.chmod(0o755)
+    (project / "setup.py").write_text("# the project's setup.py\n", encoding="utf-8")
+    git("add", "-A", cwd=project)
+    home = tmp / "pre-commit-home"
+    buggy = try_repo(hook_repo, project, home)  # the staged files only
+
+    (project / "user.py").write_text(CALLER.rsplit("    zeMemFree(hctx, p)\n", 1)[0], encoding="utf-8")
+    (project / "alloc.py").write_text(CLEAN, encoding="utf-8")
+    shutil.copy(NOTEBOOKS / "clean.ipynb", project / "gpu.ipynb")
+    for name in OPTION_NAMES:
+        (project / name).write_text("#!/usr/bin/env python\n" + CLEAN, encoding="utf-8")
+    git("add", "-A", cwd=project)
+    clean = try_repo(hook_repo, project, home, all_files=True)
+    return HookRuns(project, buggy, clean)
+
+
+def needs_pre_commit(test: Callable[[HookRuns], None]) -> Callable[[HookRuns], None]:
+    """The marks of the `try-repo` tests: slow, skipped without pre-commit, and
+    run by one worker (`--dist loadgroup`), so that `hook_runs` runs once."""
+    for mark in (
+        pytest.mark.slow,
+        pytest.mark.skipif(not pre_commit_available(), reason="needs git and pre-commit (pip install -e '.[test]')"),
+        pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs this checkout to be a git repository"),
+        pytest.mark.xdist_group("pre-commit"),
+    ):
+        test = mark(test)
+    return test
+
+
+@needs_pre_commit
+def test_try_repo_fails_on_a_bug_and_passes_once_it_is_fixed(hook_runs: HookRuns) -> None:
+    buggy, clean = hook_runs.buggy, hook_runs.clean
+    assert buggy.returncode != 0, buggy.stdout + buggy.stderr
+    assert "OWN201" in buggy.stdout, buggy.stdout + buggy.stderr
+    assert "alloc.py:10:5" in buggy.stdout
+    assert "gpu.ipynb:cell 4:1:1" in buggy.stdout  # notebooks are staged files the hook checks (types_or: jupyter)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+
+
+@needs_pre_commit
+def test_try_repo_checks_files_named_like_options(hook_runs: HookRuns) -> None:
+    """Staged files named `--ignore=OWN` and `--write-baseline=setup.py`: both
+    are checked, neither is obeyed."""
+    done = hook_runs.buggy
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "--ignore=OWN:11:5" in done.stdout, done.stdout + done.stderr
+    assert "--write-baseline=setup.py:11:5" in done.stdout
+    assert (hook_runs.project / "setup.py").read_text(encoding="utf-8") == "# the project's setup.py\n"
+
+
+@needs_pre_commit
+def test_try_repo_on_a_staged_caller_sees_the_helper_and_skips_excluded_files(hook_runs: HookRuns) -> None:
+    staged = hook_runs.buggy  # the caller staged, its helper not: the hook is not given helper.py
+    assert staged.returncode != 0, staged.stdout + staged.stderr
+    assert "user.py:7:5" in staged.stdout, staged.stdout + staged.stderr
+    # every file, generated/bad.py (a double free) among them: it is named to the hook, and skipped
+    excluded = hook_runs.clean
     assert excluded.returncode == 0, excluded.stdout + excluded.stderr
     assert "OWN201" not in excluded.stdout
-
-    git("commit", "-q", "-m", "helper", cwd=project)
-    (project / "user.py").write_text(CALLER, encoding="utf-8")
-    git("add", "user.py", cwd=project)
-    staged = try_repo(hook_repo, project, home, "user.py")  # the caller alone, as when it alone is staged
-    assert staged.returncode != 0, staged.stdout + staged.stderr
-    assert "OWN201" in staged.stdout, staged.stdout + staged.stderr
-    assert "user.py:7:5" in staged.stdout

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import invoke
 
-from ownlint import api, closure
+from ownlint import api, closure, runner
 from ownlint.config import default_config
 
 FIXTURE = Path(__file__).parent / "fixtures" / "summaries" / "cross_pkg"
@@ -81,3 +81,28 @@ def test_the_api_reports_the_given_files_only(project: Path) -> None:
     assert {f.path for f in result.findings} == {"app.py"}
     assert result.files == ["app.py"]
     assert set(result.sources) == {"app.py"}
+
+
+HELPER = "from ze import *\n\n\ndef release(hctx, p):\n    zeMemFree(hctx, p)\n"
+CALLER = "from helper import release\nfrom ze import *\n\n\ndef recycle(hctx, p):\n    release(hctx, p)\n    zeMemFree(hctx, p)\n"
+
+
+@pytest.mark.parametrize("first", [["user.py"], ["."]], ids=["same-files", "whole-project"])
+def test_the_closure_comes_from_the_cache_when_nothing_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: list[str]
+) -> None:
+    """A second `ownlint check user.py` (pre-commit runs it on every commit), after
+    the same command or after `ownlint check .`, analyses nothing: the reports of
+    the caller with its helper are the cache's (the engine would fail here)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helper.py").write_text(HELPER, encoding="utf-8")
+    (tmp_path / "user.py").write_text(CALLER, encoding="utf-8")
+    config = default_config(tmp_path)
+    api.check_paths(first, config, use_cache=True)
+
+    def analysed(*args: object) -> None:
+        raise AssertionError("analysed again")
+
+    monkeypatch.setattr(runner, "_run", analysed)
+    again = api.check_paths(["user.py"], config, use_cache=True)
+    assert [(f.path, f.span.line, f.code) for f in again.findings] == [("user.py", 7, "OWN201")]

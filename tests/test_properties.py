@@ -73,7 +73,9 @@ def assert_spans_inside(source: str, result: dict[str, object]) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=SLOW_OK)
-@given(program=hypothesmith.from_grammar())
+@given(
+    program=st.deferred(hypothesmith.from_grammar)
+)  # deferred: its grammar takes seconds to build, not at collection
 def test_generated_programs_never_crash_the_analysis(program: str) -> None:
     source = HEADER + program + TRAILER
     first = outcome(source, "generated.py")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from ownlint.registry import rules_markdown_table
 
@@ -57,3 +60,19 @@ def test_every_configuration_key_is_in_the_readme_table() -> None:
     text = README.read_text(encoding="utf-8")
     for key in _KNOWN_KEYS:
         assert f"\n| `{key}` |" in text, key
+# the first major of each action that runs on Node.js 24 (GitHub moves every
+# action off Node.js 20 in 2026): an older one warns on every run, then fails
+CURRENT_MAJORS = {"actions/checkout": 5, "actions/setup-python": 6, "github/codeql-action/upload-sarif": 4}
+
+
+def test_the_github_workflow_has_the_permissions_code_scanning_needs_and_current_actions() -> None:
+    yaml = pytest.importorskip("yaml", reason="PyYAML comes with pre-commit")
+    text = README.read_text(encoding="utf-8")
+    [block] = [b for b in text.split("```yaml\n")[1:] if b.startswith("# .github/workflows/ownlint.yml")]
+    workflow = yaml.safe_load(block.split("```", 1)[0])
+    [job] = workflow["jobs"].values()
+    assert job["permissions"] == {"actions": "read", "contents": "read", "security-events": "write"}
+    used = {step["uses"].split("@")[0]: step["uses"].split("@")[1] for step in job["steps"] if "uses" in step}
+    assert used.keys() == CURRENT_MAJORS.keys()
+    for action, major in CURRENT_MAJORS.items():
+        assert re.fullmatch(r"v\d+", used[action]) and int(used[action][1:]) >= major, (action, used[action])

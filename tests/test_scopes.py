@@ -10,6 +10,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from trees import libcst_tree
 
 from ownlint import api, runner
 from ownlint.config import default_config
@@ -169,7 +170,7 @@ def test_same_scopes_as_a_walk_over_every_node(path: Path | None) -> None:
     those of a plain walk over every node."""
     try:
         source = path.read_text(encoding="utf-8") if path else LAMBDAS_AND_YIELDS
-        module = cst.parse_module(source)
+        module = libcst_tree(path) if path else cst.parse_module(source)
     except (OSError, cst.ParserSyntaxError):
         pytest.skip("not parsed here")
     assert described(collect_scopes(module, "m", None, source)) == described(walked_scopes(module))

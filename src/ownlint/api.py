@@ -186,8 +186,11 @@ def _check_group(
         sources.append(SourceFile(shown, read if isinstance(read, str) else read.source, module_name(file)))
     done(len(found) - len(sources))  # those that could not be read are done
     context = _imported_context(paths, found, resolver)
+    # in the order `ownlint check .` gives the same files (by displayed path), so that
+    # a component both runs share has one cache key
+    together = sorted(sources + context, key=lambda f: f.path) if context else sources
     result = _analyze(
-        sources + context,
+        together,
         errors,
         files,
         config,

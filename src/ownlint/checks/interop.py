@@ -13,6 +13,7 @@ from ownlint.engine.events import (
     Checker,
     Consume,
     Export,
+    Facts,
     Findings,
     Store,
     ToThread,
@@ -40,7 +41,12 @@ class InteropChecker(Checker):
             return
         if e.owner is not None and parse_tag(e.owner.tag) is not None:
             return
-        out.report("OWN403", e.node, None, (("api", e.api),), obj=e.obj)
+        facts: Facts = (("api", e.api),)
+        if e.owner is not None and e.owner.tag and e.owner.tag != "keep":  # the owner's kind, as its model names it
+            facts += (("owner", e.owner.tag),)
+        if e.state.kind == TRANSFERRED:
+            facts += (("transferred", "yes"),)
+        out.report("OWN403", e.node, None, facts, obj=e.obj)
 
     def on_store(self, e: Store, out: Findings) -> None:
         if e.state.tag == "native-mem":  # OWN402: a host task's native pointer outlives it
@@ -48,7 +54,8 @@ class InteropChecker(Checker):
 
     def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None:
         if e.owner.tag in e.borrow.unsupported:  # OWN401: get_native of a kind that has none
-            out.report("OWN401", e.node, e.spelled, (("kind", e.owner.tag),), e.owner.story)
+            call = e.borrow.function.rpartition(".")[2]
+            out.report("OWN401", e.node, e.spelled, (("kind", e.owner.tag), ("call", call)), e.owner.story)
 
     def on_adopt_call(self, e: AdoptCall, out: Findings) -> None:
         adopt = e.adopt  # OWN602: inputs the specification rules out

@@ -31,7 +31,7 @@ class LifetimeChecker(Checker):
                 story = e.owner.story[-1:] + inside(e, "used here")
                 out.report("OWN102", e.node, e.spelled, via(e) + owner(e), story, obj=e.obj)
             elif kind == TRANSFERRED:
-                out.report("OWN101", e.node, e.spelled, via(e), inside(e, "used here"), obj=e.obj)
+                out.report("OWN101", e.node, e.spelled, via(e) + owner(e), inside(e, "used here"), obj=e.obj)
 
     def on_release(self, e: Release, out: Findings) -> None:
         kind = e.state.kind

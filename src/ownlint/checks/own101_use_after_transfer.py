@@ -62,10 +62,14 @@ using them while `q` lives is fine.
 
 def describe(v: Violation) -> tuple[str, str, str]:
     h = v.handle or "the handle"
+    # the owner as its model names it (`owner-kind`: "SYCL queue", "buffer owner"), if known
+    kind = v.fact("owner")
+    owner = f"the {kind}" if kind else "the object that adopted it"
     return (
-        f"`{h}` is used after its ownership was transferred to a SYCL object{via_suffix(v)}",
+        f"`{h}` is used after its ownership was transferred to {owner}{via_suffix(v)}",
         "used here after the transfer",
-        "pass `ownership=keep` to `make_*` if the application must go on using the handle, or use the SYCL object",
+        f"use {owner if kind else 'that object'} instead of the handle, or adopt the handle without giving up "
+        "its ownership (`keep`) if the application must go on using it",
     )
 
 

@@ -52,9 +52,9 @@ OWN102 when the first owner is dead), not this rule.
 def describe(v: Violation) -> tuple[str, str, str]:
     h = v.handle or "the handle"
     return (
-        f"`{h}` is transferred to a second SYCL object{via_suffix(v)}",
+        f"`{h}` is transferred to a second owner{via_suffix(v)}",
         "transferred again here",
-        "adopt a native handle with `transfer` once; give any second object `ownership=keep`",
+        "adopt a native handle with `transfer` once; let any other object adopt it without giving up its ownership (`keep`)",
     )
 
 

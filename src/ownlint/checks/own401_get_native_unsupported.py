@@ -57,12 +57,16 @@ def read_back(q, ptr, ctx, out, nbytes):
 
 
 def describe(v: Violation) -> tuple[str, str, str]:
-    kind = v.fact("kind", "buffer")
+    # the owner's kind as its model names it ("SYCL buffer"), and the borrowing call
+    kind = v.fact("kind", "SYCL buffer")
+    call = v.fact("call", "get_native")
     h = v.handle or "the object"
     return (
-        f"`get_native` is not supported on a SYCL {kind} (`{h}`)",
+        f"`{call}` is not supported on a {kind} (`{h}`)",
         f"`{h}` is a {kind} here",
-        "use `interop_handle.get_native_mem(accessor)` inside a host task",
+        "use `interop_handle.get_native_mem(accessor)` inside a host task"
+        if call == "get_native"
+        else f"take the native handle from an object `{call}` supports",
     )
 
 

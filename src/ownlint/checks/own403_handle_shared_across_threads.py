@@ -102,10 +102,20 @@ def describe(v: Violation) -> tuple[str, str, str]:
     api = v.fact("api")
     to = f"`{api}`" if api else "another thread"
     process = any(word in api for word in ("multiprocessing", "Process", "Pool"))
+    # the owner as its model names it (`owner-kind`: "SYCL queue", "numba device array"), if known
+    kind = v.fact("owner")
+    owner = f"the {kind}" if kind else "the runtime"
+    keep = (
+        ", or adopt the handle without giving up its ownership (`keep`) and serialize"
+        if v.fact("transferred")
+        else ", or serialize"
+    )
     return (
-        f"{h} is owned by the SYCL runtime and is passed to {to}: Level Zero handles are not thread-safe{via_suffix(v)}",
+        f"{h} is owned by {owner} and is passed to {to}, whose {'process' if process else 'thread'} "
+        f"its model does not let it reach{via_suffix(v)}",
         "handed to another process here" if process else "handed to another thread here",
-        "pass the SYCL object instead of its native handle, or adopt the handle with `ownership=keep` and serialize every call on it",
+        f"pass {owner if kind else 'the object that owns it'} itself{keep} every use of "
+        f"{'it' if v.fact('transferred') else 'the handle'} in one thread",
     )
 
 

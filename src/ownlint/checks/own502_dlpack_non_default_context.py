@@ -70,11 +70,12 @@ queue. Consuming the exported capsule later is not reported again.
 def describe(v: Violation) -> tuple[str, str, str]:
     h = f"`{v.handle}`" if v.handle else "this memory"
     context = v.fact("context")
-    made = f" (made by `{context}`)" if context else ""
+    made = f" (by `{context}`)" if context else ""
     return (
-        f"{h} is bound to an explicitly created SYCL context{made}, so its DLPack export raises at run time{via_suffix(v)}",
+        f"{h} is bound to a context created explicitly{made}, so its DLPack export raises at run time{via_suffix(v)}",
         "exported here",
-        "allocate on a queue that uses the device's default context (`dpctl.SyclQueue(dev)`), or copy the data onto one before export",
+        "allocate it with the device's default context (a queue made from the device alone), "
+        "or copy the data into memory of that context before export",
     )
 
 

@@ -60,6 +60,8 @@ def test_every_configuration_key_is_in_the_readme_table() -> None:
     text = README.read_text(encoding="utf-8")
     for key in _KNOWN_KEYS:
         assert f"\n| `{key}` |" in text, key
+
+
 # the first major of each action that runs on Node.js 24 (GitHub moves every
 # action off Node.js 20 in 2026): an older one warns on every run, then fails
 CURRENT_MAJORS = {"actions/checkout": 5, "actions/setup-python": 6, "github/codeql-action/upload-sarif": 4}

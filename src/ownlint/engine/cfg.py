@@ -19,8 +19,9 @@ The graphs are built in cfg_builder.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import libcst as cst
 
@@ -144,9 +145,17 @@ class CFG:
         return order
 
 
-# Whether a call may raise; by default every call may. The models say which
-# never do (ctypes calls of a C API that returns status codes).
-CallRaises = Callable[[cst.Call], bool]
+class CallRaises(Protocol):
+    """What the models say of calls raising: whether a call may raise (by
+    default every call may; the models say which never do: ctypes calls of a
+    C API that returns status codes), and whether a call makes a context
+    manager whose block must raise (`with pytest.raises(E):`, a model's
+    `expects-raise`): the block's last statement is then the one expected to
+    fail, and the control-flow graph does not run it."""
+
+    def __call__(self, call: cst.Call) -> bool: ...
+
+    def expected(self, call: cst.Call) -> bool: ...
 
 
 def may_raise(node: cst.CSTNode, call_raises: CallRaises | None = None) -> bool:

@@ -285,6 +285,9 @@ class ModelSet:
     finalizers: set[str] = field(default_factory=set)
     memory: MemoryModel = field(default_factory=MemoryModel)
     non_raising: set[str] = field(default_factory=set)  # last names of calls that never raise
+    # context managers whose block must raise (`pytest.raises`): qualified
+    # names, or method names without a dot (`self.assertRaises`)
+    raising_blocks: set[str] = field(default_factory=set)
     capsules: CapsuleModel = field(default_factory=CapsuleModel)
     threads: ThreadModel = field(default_factory=ThreadModel)
     host_task: HostTaskModel = field(default_factory=HostTaskModel)
@@ -339,6 +342,11 @@ class ModelSet:
         return frozenset(
             p for cm in self.by_last_name.values() if cm.adopt is not None for p in cm.adopt.forbidden_properties
         )
+
+    def expects_raise(self, qualified: str) -> bool:
+        """Whether the call `qualified` makes a context manager whose block must raise."""
+        blocks = self.raising_blocks
+        return bool(blocks) and (qualified in blocks or qualified.rpartition(".")[2] in blocks)
 
     def never_raises(self, qualified: str) -> bool:
         return qualified.rpartition(".")[2] in self.non_raising

@@ -57,6 +57,7 @@ _VALUE_KEYS = {
     "inspect-receivers": "inspect_receivers",
     "store-methods": "store_methods",
     "finalizers": "finalizers",
+    "expects-raise": "raising_blocks",
 }
 
 

@@ -15,6 +15,7 @@ from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine.cfg_builder import build_module_cfg
 from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.models import ModelSet
+from ownlint.engine.names import ModuleNames
 from ownlint.engine.scopes import Scope, collect_scopes
 from ownlint.engine.sources import EngineOptions
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
@@ -122,8 +123,7 @@ class Project:
         models = self.models
         names = unit.names
 
-        def call_raises(call: cst.Call) -> bool:
-            return not models.never_raises(names.qualify(call.func) or "?")
+        call_raises = _Raising(models, names)
 
         scopes = [Scope(build_module_cfg(unit.module, call_raises=call_raises), [], None)]
         if self.options.incremental and unit.pieces:
@@ -321,3 +321,19 @@ class Project:
 def _ready(summary: Summary) -> Callable[[], Summary]:
     """A summary already made, as `_evaluate` hands out the ones it makes later."""
     return lambda: summary
+
+
+class _Raising:
+    """What the models say of one file's calls raising (cfg.CallRaises)."""
+
+    __slots__ = ("models", "names")
+
+    def __init__(self, models: ModelSet, names: ModuleNames) -> None:
+        self.models = models
+        self.names = names
+
+    def __call__(self, call: cst.Call) -> bool:
+        return not self.models.never_raises(self.names.qualify(call.func) or "?")
+
+    def expected(self, call: cst.Call) -> bool:
+        return self.models.expects_raise(self.names.qualify(call.func) or "?")

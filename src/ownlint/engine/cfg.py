@@ -151,11 +151,17 @@ class CallRaises(Protocol):
     C API that returns status codes), and whether a call makes a context
     manager whose block must raise (`with pytest.raises(E):`, a model's
     `expects-raise`): the block's last statement is then the one expected to
-    fail, and the control-flow graph does not run it."""
+    fail, and the control-flow graph does not run it; and whether a call
+    never returns."""
 
     def __call__(self, call: cst.Call) -> bool: ...
 
     def expected(self, call: cst.Call) -> bool: ...
+
+    def never_returns(self, call: cst.Call) -> bool:
+        """Whether the call always raises or ends the process (`pytest.skip`,
+        `sys.exit`: a model's `no-return`): the path goes on only as an exception."""
+        ...
 
 
 def may_raise(node: cst.CSTNode, call_raises: CallRaises | None = None) -> bool:

@@ -188,6 +188,16 @@ class _Builder:
             self.start(ok)
         else:
             self.emit(Elem("stmt", s, stmt=s))
+            raises = self.call_raises
+            if (
+                type(s) is cst.Expr
+                and type(s.value) is cst.Call
+                and raises is not None
+                and raises.never_returns(s.value)
+            ):
+                # `pytest.skip(...)`, `sys.exit(...)`: the path goes on only as an exception
+                self.edge(self.here(), self.exc[-1], "raise")
+                self.cur = None
 
     def stmt(self, s: cst.BaseStatement) -> None:
         if type(s) is cst.SimpleStatementLine:

@@ -288,6 +288,8 @@ class ModelSet:
     # context managers whose block must raise (`pytest.raises`): qualified
     # names, or method names without a dot (`self.assertRaises`)
     raising_blocks: set[str] = field(default_factory=set)
+    # calls that never return (`pytest.skip`, `sys.exit`), qualified
+    no_return: set[str] = field(default_factory=set)
     capsules: CapsuleModel = field(default_factory=CapsuleModel)
     threads: ThreadModel = field(default_factory=ThreadModel)
     host_task: HostTaskModel = field(default_factory=HostTaskModel)

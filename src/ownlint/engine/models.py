@@ -58,6 +58,7 @@ _VALUE_KEYS = {
     "store-methods": "store_methods",
     "finalizers": "finalizers",
     "expects-raise": "raising_blocks",
+    "no-return": "no_return",
 }
 
 

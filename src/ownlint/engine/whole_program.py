@@ -337,3 +337,6 @@ class _Raising:
 
     def expected(self, call: cst.Call) -> bool:
         return self.models.expects_raise(self.names.qualify(call.func) or "?")
+
+    def never_returns(self, call: cst.Call) -> bool:
+        return (self.names.qualify(call.func) or "?") in self.models.no_return

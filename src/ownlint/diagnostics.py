@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -114,14 +115,14 @@ def report_to_dict(report: FileReport) -> dict[str, object]:
     }
 
 
-def report_from_dict(data: dict) -> FileReport:  # type: ignore[type-arg]
+def report_from_dict(data: dict[str, Any]) -> FileReport:
     """The inverse of `report_to_dict`; raises KeyError/TypeError/ValueError on bad data."""
 
     def span(s: list[int]) -> Span:
         line, column, end_line, end_column = (int(x) for x in s)
         return Span(line, column, end_line, end_column)
 
-    def diagnostic(d: dict) -> Diagnostic:  # type: ignore[type-arg]
+    def diagnostic(d: dict[str, Any]) -> Diagnostic:
         fix = None
         if d["fix"] is not None:
             applicability, message, edits = d["fix"]

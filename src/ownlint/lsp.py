@@ -65,6 +65,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
@@ -79,10 +80,13 @@ from ownlint.notebook import NotebookIndex
 from ownlint.registry import all_rules
 from ownlint.suppress import code_at
 
-try:  # pygls 2
+if TYPE_CHECKING:  # checked against pygls 2, the lower bound in pyproject.toml
     from pygls.lsp.server import LanguageServer
-except ImportError:  # pygls 1.x
-    from pygls.server import LanguageServer  # type: ignore[no-redef,attr-defined,unused-ignore]
+else:
+    try:  # pygls 2
+        from pygls.lsp.server import LanguageServer
+    except ImportError:  # pygls 1.x
+        from pygls.server import LanguageServer
 from pygls.uris import to_fs_path
 
 DEBOUNCE_SECONDS = 0.03
@@ -385,4 +389,4 @@ def _covers(finding: Diagnostic, line: int, column: int) -> bool:
 def serve() -> None:
     """Run the server on standard input and output until the client ends it."""
     lsp_client.quiet_logging()
-    OwnlintServer().server.start_io(stdin=BoundedInput(sys.stdin.buffer))  # type: ignore[arg-type]
+    OwnlintServer().server.start_io(stdin=BoundedInput(sys.stdin.buffer))  # type: ignore[arg-type]  # pygls types stdin as BinaryIO; it calls only readline and read

@@ -214,7 +214,7 @@ class _Worker:
     ) -> None:
         self.conn, there = context.Pipe()
         self.piece = context.RawValue("i", -1)  # written by the worker (see `_worker_main`)
-        self.process: multiprocessing.process.BaseProcess = context.Process(  # type: ignore[attr-defined]
+        self.process: multiprocessing.process.BaseProcess = context.Process(  # type: ignore[attr-defined]  # typeshed: only each concrete context (fork, spawn) has a Process
             target=_worker_main, args=(there, self.conn, self.piece, *args), name="ownlint worker", daemon=True
         )
         if context.get_start_method() == "fork":

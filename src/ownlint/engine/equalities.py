@@ -87,9 +87,13 @@ def comparison(test: cst.BaseExpression, env: Mapping[str, object]) -> tuple[str
             return None
         constant = _constant(right, env)
         return (left.value, (constant,), type(op) is cst.Equal) if constant is not None else None
-    if type(op) in (cst.In, cst.NotIn) and type(left) is cst.Name and type(right) in (cst.Tuple, cst.List, cst.Set):
+    if (
+        type(op) in (cst.In, cst.NotIn)
+        and type(left) is cst.Name
+        and (type(right) is cst.Tuple or type(right) is cst.List or type(right) is cst.Set)
+    ):
         constants = []
-        for element in right.elements:  # type: ignore[attr-defined]
+        for element in right.elements:
             if type(element) is not cst.Element:
                 return None
             constant = _constant(element.value, env)

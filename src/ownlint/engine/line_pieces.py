@@ -22,6 +22,7 @@ import ast
 import itertools
 import warnings
 from collections.abc import Iterable
+from typing import cast
 
 import libcst as cst
 
@@ -33,16 +34,18 @@ _HEADERS = (cst.If, cst.For, cst.While, cst.With, cst.FunctionDef, cst.ClassDef)
 _Found = list[tuple[cst.CSTNode, int]]
 
 
-def _lines_of(stmt: cst.CSTNode, first: int, wanted: set[int], found: _Found) -> int:
+def _lines_of(stmt: cst.BaseStatement, first: int, wanted: set[int], found: _Found) -> int:
     """How many lines `stmt` (which starts at line `first`) takes at least,
     appending to `found` each statement in `wanted` (by `id`; for a small
     statement, its line) with the line its own text starts on. NotFound for a
     hinted statement this cannot cut out."""
-    n = len(stmt.leading_lines)  # type: ignore[attr-defined]
     if type(stmt) is cst.SimpleStatementLine:
+        n = len(stmt.leading_lines)
         if not wanted.isdisjoint(map(id, stmt.body)):
             found.append((stmt, first + n))
         return n + 1 + _string_lines(stmt)
+    compound = cast(cst.BaseCompoundStatement, stmt)  # libcst's only other kind of statement
+    n = len(compound.leading_lines)
     if type(stmt) is cst.FunctionDef or type(stmt) is cst.ClassDef:
         n += sum(len(d.leading_lines) + 1 for d in stmt.decorators) + len(stmt.lines_after_decorators)
     if id(stmt) in wanted:
@@ -54,7 +57,7 @@ def _lines_of(stmt: cst.CSTNode, first: int, wanted: set[int], found: _Found) ->
         for case in stmt.cases:
             n += _clause(case, first + n, wanted, found)
         return n + len(stmt.footer)
-    n += _body(stmt.body, first + n, wanted, found)  # type: ignore[attr-defined]
+    n += _body(compound.body, first + n, wanted, found)
     for handler in getattr(stmt, "handlers", ()):
         n += _clause(handler, first + n, wanted, found)
     orelse = getattr(stmt, "orelse", None)
@@ -70,10 +73,15 @@ def _lines_of(stmt: cst.CSTNode, first: int, wanted: set[int], found: _Found) ->
     return n  # in source order: body, handlers, `else`, `finally`
 
 
-def _clause(clause: cst.CSTNode, first: int, wanted: set[int], found: _Found) -> int:
+def _clause(
+    clause: cst.Else | cst.ExceptHandler | cst.ExceptStarHandler | cst.Finally | cst.MatchCase,
+    first: int,
+    wanted: set[int],
+    found: _Found,
+) -> int:
     """The lines of an `else`, `except`, `finally` or `case` clause: its header line and body."""
-    n = len(clause.leading_lines) + 1  # type: ignore[attr-defined]
-    return n + _body(clause.body, first + n, wanted, found)  # type: ignore[attr-defined]
+    n = len(clause.leading_lines) + 1
+    return n + _body(clause.body, first + n, wanted, found)
 
 
 def _body(suite: cst.BaseSuite, first: int, wanted: set[int], found: _Found) -> int:

@@ -106,9 +106,9 @@ class MemoryEval:
             element = self.fa.names.qualify(node.func.left) or ""
             if element.partition(".")[0] in mem.array_type_modules:
                 return True, self.new_buffer(node, False, False, f"a ctypes array `{source_of(node.func)}`")
-        if method and last in mem.read_only_methods and self.is_buffer(receiver):
-            aligned, _, _ = parse_tag(self.ev.st.heap[receiver].tag)  # type: ignore[index,misc]
-            return True, self.new_buffer(node, aligned, True, f"a read-only view (`{last}()`)")
+        info = self.buffer_info(receiver) if method and last in mem.read_only_methods else None
+        if info is not None:
+            return True, self.new_buffer(node, info[0], True, f"a read-only view (`{last}()`)")
         if method and last in mem.view_methods and self.keeps_views(receiver):
             return True, receiver
         holder = node.func.value if type(node.func) is cst.Attribute else None
@@ -132,8 +132,12 @@ class MemoryEval:
         if mem.descriptor_re is not None and mem.descriptor_re.search(last):
             fields = tuple(sorted(((a.keyword.value, v) for a, v in args if a.keyword is not None), key=_by_name))
             return True, Struct(last, fields)
-        if method and last in mem.close_methods and (self.is_buffer(receiver) or type(receiver) is Field):
-            self.release_buffer(receiver, node, "closed", source_of(node.func.value))  # type: ignore[attr-defined]
+        if (
+            type(node.func) is cst.Attribute
+            and last in mem.close_methods
+            and (self.is_buffer(receiver) or type(receiver) is Field)
+        ):
+            self.release_buffer(receiver, node, "closed", source_of(node.func.value))
             return True, None
         return False, None
 
@@ -143,12 +147,14 @@ class MemoryEval:
     def is_buffer(self, v: Val) -> bool:
         return isinstance(v, Obj) and parse_tag(self.ev.st.heap.get(v, HState(OWNER)).tag) is not None
 
+    def buffer_info(self, v: Val) -> tuple[bool, bool, str] | None:
+        """(aligned, read-only, source) of a buffer; None for any other value."""
+        return parse_tag(self.ev.st.heap.get(v, HState(OWNER)).tag) if isinstance(v, Obj) else None
+
     def keeps_views(self, v: Val) -> bool:
         """Whether `v` is a buffer whose slices and view methods are views of it
         (numpy's: a bytes or bytearray slice is a copy)."""
-        if not self.is_buffer(v):
-            return False
-        info = parse_tag(self.ev.st.heap[v].tag)  # type: ignore[index]
+        info = self.buffer_info(v)
         return info is not None and info[2].partition(".")[0] in self.models.memory.view_modules
 
     def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> Obj:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Iterable, Sequence
+from typing import cast
 
 import libcst as cst
 
-from ownlint.engine.walk import SIMPLE_LINES, walk
+from ownlint.engine.walk import walk
 
 # expressions whose inner positions `ast` gives differently (before Python 3.12,
 # the nodes inside an f-string carry positions relative to the string)
@@ -37,7 +38,11 @@ def _pairs(cst_body: Iterable[cst.CSTNode], ast_body: list[ast.stmt]) -> list[tu
     it = iter(ast_body)
     out = []
     for stmt in cst_body:
-        for one in stmt.body if type(stmt) in SIMPLE_LINES else (stmt,):  # type: ignore[attr-defined]
+        if type(stmt) is cst.SimpleStatementLine or type(stmt) is cst.SimpleStatementSuite:
+            ones: Sequence[cst.CSTNode] = stmt.body
+        else:
+            ones = (stmt,)
+        for one in ones:
             node = next(it, None)
             if node is None:
                 raise NotFound()
@@ -100,14 +105,14 @@ def _nested(stmt: cst.CSTNode, node: ast.stmt) -> list[tuple[list[cst.CSTNode], 
         raise NotFound() from None
 
 
-def _is_text(node: ast.AST) -> bool:
-    return isinstance(node.value, (str, bytes))  # type: ignore[attr-defined]
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
 
 
 # expressions placed from `ast` alone: each libcst kind with its `ast`
 # counterparts, which come one for one in the same order (sorted by start,
 # the outer of two first), and a test an `ast` node of those types must pass
-_KINDS: dict[type, tuple[tuple[type, ...], Callable[[ast.AST], bool] | None]] = {
+_KINDS: dict[type[cst.BaseExpression], tuple[tuple[type[ast.expr], ...], Callable[[ast.expr], bool] | None]] = {
     cst.Call: ((ast.Call,), None),
     cst.Subscript: ((ast.Subscript,), None),
     cst.Comparison: ((ast.Compare,), None),
@@ -127,14 +132,14 @@ def _header_roots(stmt: cst.CSTNode, node: ast.stmt) -> tuple[list[cst.CSTNode],
     and iterable of a `for`. None for anything else."""
     if isinstance(stmt, cst.BaseSmallStatement):
         return [stmt], [node]
-    if type(stmt) in (cst.If, cst.While) and type(node) in (ast.If, ast.While):
-        return [stmt.test], [node.test]  # type: ignore[attr-defined]
-    if type(stmt) is cst.For and type(node) in (ast.For, ast.AsyncFor):
-        return [stmt.target, stmt.iter], [node.target, node.iter]  # type: ignore[attr-defined]
+    if (type(stmt) is cst.If or type(stmt) is cst.While) and (type(node) is ast.If or type(node) is ast.While):
+        return [stmt.test], [node.test]
+    if type(stmt) is cst.For and (type(node) is ast.For or type(node) is ast.AsyncFor):
+        return [stmt.target, stmt.iter], [node.target, node.iter]
     return None
 
 
-def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) -> dict[type, dict[int, ast.AST]]:
+def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) -> dict[type, dict[int, ast.expr]]:
     """For each of `kinds` in `_KINDS`, its libcst nodes (by id) under the
     roots paired with their `ast` counterparts; a kind whose nodes do not
     match one for one is left out."""
@@ -150,7 +155,7 @@ def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) 
                 return {}
             else:
                 broken.update(k for k in kinds if kind in _UNMATCHED.get(k, ()))
-    wanted: dict[type, list[ast.AST]] = {}
+    wanted: dict[type, list[ast.expr]] = {}  # keyed by `_KINDS`' `ast` expression types
     for k in kinds - broken:
         for t in _KINDS[k][0]:
             wanted[t] = []
@@ -158,8 +163,8 @@ def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) 
         for a in ast.walk(ast_root):
             bucket = wanted.get(type(a))
             if bucket is not None:
-                bucket.append(a)
-    out: dict[type, dict[int, ast.AST]] = {}
+                bucket.append(cast(ast.expr, a))  # its type is one of `wanted`'s keys
+    out: dict[type, dict[int, ast.expr]] = {}
     for k in kinds - broken:
         types, test = _KINDS[k]
         counterparts = [a for t in types for a in wanted[t] if test is None or test(a)]
@@ -170,5 +175,6 @@ def _by_order(roots: tuple[list[cst.CSTNode], list[ast.AST]], kinds: set[type]) 
     return out
 
 
-def _source_order(node: ast.AST) -> tuple[int, int, int, int]:
-    return (node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset)  # type: ignore[attr-defined]
+def _source_order(node: ast.expr) -> tuple[int, int, int, int]:
+    assert node.end_lineno is not None and node.end_col_offset is not None  # CPython's parser sets both
+    return (node.lineno, node.col_offset, -node.end_lineno, -node.end_col_offset)

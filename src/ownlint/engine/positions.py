@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
@@ -172,9 +172,10 @@ def spans(
             out[n] = Span(l1, c1 + 1, l2, c2 + 1)
         return missed
 
-    def span_of(node: ast.AST, off: int) -> Span:
-        l1, l2 = node.lineno + off, node.end_lineno + off  # type: ignore[attr-defined]
-        return Span(l1, chars(l1, node.col_offset) + 1, l2, chars(l2, node.end_col_offset) + 1)  # type: ignore[attr-defined]
+    def span_of(node: ast.stmt | ast.expr, off: int) -> Span:
+        assert node.end_lineno is not None and node.end_col_offset is not None  # CPython's parser sets both
+        l1, l2 = node.lineno + off, node.end_lineno + off
+        return Span(l1, chars(l1, node.col_offset) + 1, l2, chars(l2, node.end_col_offset) + 1)
 
     def fast(stmt: cst.CSTNode, node: ast.stmt, off: int, nodes: list[cst.CSTNode]) -> list[cst.CSTNode]:
         """Places a small statement, and the expressions of the kinds in
@@ -183,7 +184,7 @@ def spans(
         roots = _header_roots(stmt, node)
         if roots is None:
             return nodes
-        tables: dict[type, dict[int, ast.AST]] | None = None
+        tables: dict[type, dict[int, ast.expr]] | None = None
         missed = []
         # the statement's own value (`f(x)`, `y = f(x)`, `return f(x)`): its
         # counterpart is the `ast` statement's value, with no walk
@@ -195,7 +196,7 @@ def spans(
                 out[n] = span_of(node, off)
             elif n is value and direct is not None and kind is cst.Call and not n.lpar and type(direct) is ast.Call:
                 out[n] = span_of(direct, off)
-            elif kind in _KINDS and not n.lpar:  # type: ignore[attr-defined]
+            elif kind in _KINDS and not cast(cst.BaseExpression, n).lpar:  # `_KINDS` holds expression types
                 if tables is None:
                     tables = _by_order(roots, {type(m) for m in nodes})
                 found = tables.get(kind, {}).get(id(n))
@@ -222,7 +223,7 @@ def spans(
 
     cut = None
     if tree is None and wanted and None not in wanted.values():
-        hints: set[cst.CSTNode] = set(wanted.values())  # type: ignore[arg-type]
+        hints = {h for h in wanted.values() if h is not None}  # all of them: none is None
         cut = _line_pieces(module, lines, hints) or _sections(module, lines, hints)
     roots, holders = cut if cut is not None else (whole_file(), None)
 

@@ -100,6 +100,13 @@ class _Positions:
         return out
 
 
+def _analysed(units: list[Unit | None], index: int) -> Unit:
+    """The unit of file `index`, one that was analysed (a finding and its story are only in those)."""
+    unit = units[index]
+    assert unit is not None
+    return unit
+
+
 def unique_module_names(files: list[SourceFile]) -> list[str]:
     """Each file's module name; where two files would share one (`one/tool.py`
     and `two/tool.py`, outside any package), both get a name from their path
@@ -217,12 +224,12 @@ def _analyze_project(
         for unit, node, name, steps, size, seconds, note in project.stats or ():
             stats.append(FunctionStats(unit.path, name, positions.span(unit, node).line, steps, size, seconds, note))
     for rv in raw:
-        rv_unit = units[rv.unit]
-        assert rv_unit is not None
-        story = tuple(
-            StoryStep(units[s.unit].path, positions.span(units[s.unit], s.node), s.label)  # type: ignore[union-attr,arg-type]
-            for s in rv.story
-        )
+        rv_unit = _analysed(units, rv.unit)
+        told: list[StoryStep] = []
+        for s in rv.story:
+            step_unit = _analysed(units, s.unit)
+            told.append(StoryStep(step_unit.path, positions.span(step_unit, s.node), s.label))
+        story = tuple(told)
         edits: tuple[tuple[Span, str], ...] = ()
         safe = False
         if rv.fix:

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 import libcst as cst
 
 from ownlint.engine.pairing import NotFound, _bodies, _pairs
-from ownlint.engine.walk import SIMPLE_LINES
 
 _COMPOUND: dict[type, tuple[type, ...]] = {
     cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
@@ -40,8 +39,8 @@ def _hinted(stmt: cst.CSTNode, wanted: set[int]) -> tuple[list[cst.CSTNode], set
     stack: list[tuple[cst.CSTNode, tuple[int, ...]]] = [(stmt, ())]
     while stack:
         node, path = stack.pop()
-        if type(node) in SIMPLE_LINES:
-            for small in node.body:  # type: ignore[attr-defined]
+        if type(node) is cst.SimpleStatementLine or type(node) is cst.SimpleStatementSuite:
+            for small in node.body:
                 if id(small) in wanted:
                     found.append(small)
                     holders.update(path)
@@ -70,8 +69,10 @@ def _same_statements(cst_body: list[cst.CSTNode], ast_body: list[ast.stmt]) -> b
                 return False
         elif type(node) not in _COMPOUND.get(type(stmt), ()):
             return False
-        elif type(stmt) in (cst.FunctionDef, cst.ClassDef) and stmt.name.value != node.name:  # type: ignore[attr-defined]
-            return False
+        elif type(stmt) is cst.FunctionDef or type(stmt) is cst.ClassDef:
+            # `node` is a definition too (the test above); isinstance says so to the type checker
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name.value != node.name:
+                return False
     return True
 
 
@@ -89,19 +90,21 @@ def _sections(
     not found, a part that does not parse or does not match): then the whole
     file is parsed."""
     body: list[cst.CSTNode] = list(module.body)
-    defs = [i for i, stmt in enumerate(body) if type(stmt) in (cst.FunctionDef, cst.ClassDef)]
-    if not defs:
+    definitions = [
+        (i, stmt) for i, stmt in enumerate(body) if type(stmt) is cst.FunctionDef or type(stmt) is cst.ClassDef
+    ]
+    if not definitions:
         return None
+    defs = [i for i, _ in definitions]
     text = "\n".join(lines)
     heads = _HEAD.finditer(text)
     # the first line of each top-level definition, decorators included
     starts: list[int] = []
     number, counted = 1, 0
-    for i in defs:
-        stmt = body[i]
+    for _, stmt in definitions:
         want = (
             "def" if type(stmt) is cst.FunctionDef else "class",
-            stmt.name.value,  # type: ignore[attr-defined]
+            stmt.name.value,
             type(stmt) is cst.FunctionDef and stmt.asynchronous is not None,
         )
         for head in heads:
@@ -112,7 +115,7 @@ def _sections(
         number += text.count("\n", counted, head.start())
         counted = head.start()
         first = number
-        missing = len(stmt.decorators)  # type: ignore[attr-defined]
+        missing = len(stmt.decorators)
         while missing:
             first -= 1
             if first < 1 or (starts and first <= starts[-1]):
@@ -135,8 +138,8 @@ def _sections(
     wanted = {id(h) for h in hints}
     needed: list[int] = []
     holders: set[int] = set()
-    for index, stmt in enumerate(body):
-        found, holding = _hinted(stmt, wanted)
+    for index, top in enumerate(body):
+        found, holding = _hinted(top, wanted)
         if found:
             if not needed or needed[-1] != part_of[index]:
                 needed.append(part_of[index])

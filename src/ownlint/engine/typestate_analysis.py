@@ -6,6 +6,7 @@ call has several outcomes), the conditions assumed on edges, and reporting.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import libcst as cst
 
@@ -388,9 +389,10 @@ class FunctionAnalysis:
         kind = elem.kind
         ev.begin(st, choices, elem.origin if kind == "with_exit" and elem.origin is not None else node)
         if kind == "eval":
-            st.last = ev.expr(node)  # type: ignore[arg-type]
+            st.last = ev.expr(cast(cst.BaseExpression, node))  # what an `eval` element holds (cfg.Elem)
             if elem.source == "for":
-                ev.iteration.loop_entered(elem.origin)  # type: ignore[arg-type]
+                assert type(elem.origin) is cst.For
+                ev.iteration.loop_entered(elem.origin)
             if elem.source == "with" and st.last is not None:
                 st.env[f"<with {id(elem.origin)}>"] = st.last
                 if type(st.last) is Instance:  # `with C(...) as x`: x is what `__enter__` returns
@@ -398,12 +400,14 @@ class FunctionAnalysis:
                     as_node = getattr(item, "asname", None) or (item if type(node) is not cst.Call else None)
                     st.last = ev.objects.enter(st.last, as_node)
         elif kind == "with_exit":
-            held = st.env.pop(f"<with {id(elem.origin)}>", None)
-            if type(held) is Instance and elem.origin is not None:
-                ev.objects.exit(held, elem.origin)
+            item = elem.origin
+            assert type(item) is cst.WithItem
+            held = st.env.pop(f"<with {id(item)}>", None)
+            if type(held) is Instance:
+                ev.objects.exit(held, item)
             elif ev.memory.is_buffer(held):
-                name = source_of(elem.origin.asname.name) if getattr(elem.origin, "asname", None) else source_of(node)  # type: ignore[union-attr]
-                ev.memory.release_buffer(held, elem.origin, "with block ends", name)  # type: ignore[arg-type]
+                name = source_of(item.asname.name) if item.asname is not None else source_of(node)
+                ev.memory.release_buffer(held, item, "with block ends", name)
         elif kind == "return":
             assert type(node) is cst.Return
             value = ev.expr(node.value) if node.value is not None else None
@@ -419,7 +423,8 @@ class FunctionAnalysis:
         elif kind == "bind":
             value = st.last if elem.source == "with" else None
             if elem.source == "for":
-                value = ev.iteration.loop_variable(elem.origin)  # type: ignore[arg-type]
+                assert type(elem.origin) is cst.For
+                value = ev.iteration.loop_variable(elem.origin)
             ev.names.bind_target(node, value)
         elif kind == "def":
             ev.exprs.capture(node)

@@ -75,15 +75,15 @@ class _Fork(Exception):
         self.n = n
 
 
-_ARITH: dict[type, Callable[[object, object], object]] = {
-    cst.Add: lambda a, b: a + b,  # type: ignore[operator]
-    cst.Subtract: lambda a, b: a - b,  # type: ignore[operator]
-    cst.Multiply: lambda a, b: a * b,  # type: ignore[operator]
-    cst.FloorDivide: lambda a, b: a // b,  # type: ignore[operator]
-    cst.Modulo: lambda a, b: a % b,  # type: ignore[operator]
-    cst.LeftShift: lambda a, b: a << b,  # type: ignore[operator]
-    cst.BitOr: lambda a, b: a | b,  # type: ignore[operator]
-    cst.BitAnd: lambda a, b: a & b,  # type: ignore[operator]
+_ARITH: dict[type, Callable[[int, int], int]] = {  # on ints only: `fold` checks
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.FloorDivide: lambda a, b: a // b,
+    cst.Modulo: lambda a, b: a % b,
+    cst.LeftShift: lambda a, b: a << b,
+    cst.BitOr: lambda a, b: a | b,
+    cst.BitAnd: lambda a, b: a & b,
 }
 
 
@@ -109,14 +109,13 @@ def fold(op: cst.BaseBinaryOp, a: object, b: object) -> Val:
 
 def literal(node: cst.BaseExpression) -> Const | None:
     """The value of a literal number or string; None for anything else."""
-    kind = type(node)
-    if kind is cst.Integer:
+    if type(node) is cst.Integer:
         try:
-            return Const(int(node.value, 0))  # type: ignore[attr-defined]
+            return Const(int(node.value, 0))
         except ValueError:
             pass  # "010" and the like: literal_eval says what Python says
-    elif kind is cst.SimpleString:
-        text = node.value  # type: ignore[attr-defined]
+    elif type(node) is cst.SimpleString:
+        text = node.value
         if len(text) >= 6 and text[:3] in ('"""', "'''"):  # no prefix (libcst checked the closing quotes)
             inner = text[3:-3]  # a docstring, say: its text, unless an escape or a CR needs Python's reading
             if "\\" not in inner and "\r" not in inner:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ownlint.diagnostics import Span
@@ -46,5 +47,5 @@ class ViolationSink:
     def add(self, v: Violation) -> None:
         self.items.setdefault((v.code, v.path, v.span, v.handle), v)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Violation]:
         return iter(self.items.values())

@@ -245,3 +245,27 @@ def test_a_handle_a_loop_makes_again_dies_when_its_name_takes_the_new_one(models
         models,
     )
     assert "death ev rebound at err, ev = driver.cuEventCreate(0) (live)" in seen
+
+
+def test_a_call_names_the_handles_its_model_made_wherever_it_put_them(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import ctypes
+        from cuda.bindings import driver
+
+        def f():
+            err, s = driver.cuStreamCreate(0)
+            ev = driver.CUevent()
+            driver.cuEventCreate(ctypes.byref(ev), 0)
+            driver.cuStreamSynchronize(s)
+        """,
+        models,
+        ("checkers_events.recorder:Made",),
+    )
+    assert seen == [
+        "made 1 by cuda.bindings.driver.cuStreamCreate",
+        "made 0 by cuda.bindings.driver.CUevent",
+        # the cuda.bindings entry (element 1) and the ctypes one (out-parameter 0) both make one
+        "made 2 by cuda.bindings.driver.cuEventCreate, one out of its value",
+        "made 0 by cuda.bindings.driver.cuStreamSynchronize",
+    ]

@@ -109,6 +109,19 @@ def test_a_call_entry_gives_its_effects_and_the_derived_fields(tmp_path: Path) -
     assert {"OK", "0"} <= models.success
 
 
+def test_a_creation_says_how_long_its_handle_lives(tmp_path: Path) -> None:
+    """`lifetime`: the program releases it (the default), its Python object
+    frees it when collected, or it lives as long as the process."""
+    text = NEW + (
+        "\n[[call]]\nfunctions = ['myObject']\neffects = [{ create = 'memory', lifetime = 'collected' }]\n"
+        "\n[[call]]\nfunctions = ['myPrimary']\neffects = [{ create = 'context', lifetime = 'process' }]\n"
+    )
+    models = _load(tmp_path, text)
+    assert models.by_last_name["myAlloc"].effects[0] == fx.Create("memory", fx.Element(1), lifetime="owned")
+    assert models.by_last_name["myObject"].effects == (fx.Create("memory", fx.Result(), lifetime="collected"),)
+    assert models.by_last_name["myPrimary"].effects == (fx.Create("context", fx.Result(), lifetime="process"),)
+
+
 def test_an_old_format_file_loads_to_the_same_models_with_a_note(tmp_path: Path) -> None:
     """Older files still load, mapped onto the same effects, with one
     deprecation note naming the file and the old sections."""
@@ -253,6 +266,10 @@ HEAD = "[model]\nname = 'x'\n"
             "[[call]][0].effects: borrows and mappings are matched by last name",
         ),
         ("[[call]]\nfunctions = ['f']\neffects = [{ create = '' }]\n", "[[call]][0].effects[0].create: empty name"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ create = 'm', lifetime = 'forever' }]\n",
+            "[[call]][0].effects[0].lifetime: one of 'owned', 'collected', 'process'",
+        ),
     ],
 )
 def test_a_bad_call_entry_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:

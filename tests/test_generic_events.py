@@ -269,3 +269,22 @@ def test_a_call_names_the_handles_its_model_made_wherever_it_put_them(models: Mo
         "made 2 by cuda.bindings.driver.cuEventCreate, one out of its value",
         "made 0 by cuda.bindings.driver.cuStreamSynchronize",
     ]
+
+
+def test_a_failed_creation_made_nothing_whatever_facts_a_checker_recorded(models: ModelSet) -> None:
+    """A status's failure side undoes the call's creation even though a
+    checker recorded a fact of the handle after the call."""
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f():
+            err, p = driver.cuMemAlloc(8)
+            if err != driver.CUresult.CUDA_SUCCESS:
+                return err
+            return 0
+        """,
+        models,
+        ("checkers_events.recorder:Marks",),
+    )
+    assert seen == ["death of a made handle at return 0"]

@@ -91,3 +91,14 @@ class Made(Checker):
         if any(obj not in objects_in(e.result) for obj in e.made):
             line += ", one out of its value"
         SEEN.append(line)
+
+
+class Marks(Checker):
+    """Facts on what a call made: marks each, and records the deaths of marked objects."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        for obj in e.made:
+            out.set_fact(obj, "made")
+
+    def on_death(self, e: Death, out: Findings) -> None:
+        SEEN.append(f"death of a {out.fact(e.obj)} handle at {_line(e.node)}")

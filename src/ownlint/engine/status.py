@@ -91,6 +91,8 @@ def assume(value: Status, want: bool, st: PathState) -> PathState | None:
     if failed:
         for obj, before, after in value.effects:
             now = s.heap.get(obj)
+            if now is not None and after is not None and now.facts != after.facts:
+                now = now.but(facts=after.facts)  # what checkers recorded since is no change of the call's
             if now == after and not (now is not None and now.reported):
                 if before is None:
                     s.heap.pop(obj, None)

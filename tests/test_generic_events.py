@@ -288,3 +288,23 @@ def test_a_failed_creation_made_nothing_whatever_facts_a_checker_recorded(models
         ("checkers_events.recorder:Marks",),
     )
     assert seen == ["death of a made handle at return 0"]
+
+
+def test_a_failed_release_undoes_the_release_not_the_facts_checkers_recorded(models: ModelSet) -> None:
+    """On a status's failure side the handle is live again (its typestate of
+    before the call), and keeps the facts a checker recorded since."""
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f(p):
+            err, q = driver.cuMemAlloc(8)
+            (err,) = driver.cuMemFree(q)
+            if err != driver.CUresult.CUDA_SUCCESS:
+                return err
+            return 0
+        """,
+        models,
+        ("checkers_events.recorder:Marks",),
+    )
+    assert sorted(seen) == ["death of a released handle at return 0", "death of a released handle at return err"]

@@ -100,5 +100,8 @@ class Marks(Checker):
         for obj in e.made:
             out.set_fact(obj, "made")
 
+    def on_release(self, e: Release, out: Findings) -> None:
+        out.set_fact(e.obj, "released")
+
     def on_death(self, e: Death, out: Findings) -> None:
         SEEN.append(f"death of a {out.fact(e.obj)} handle at {_line(e.node)}")

@@ -96,6 +96,8 @@ def assume(value: Status, want: bool, st: PathState) -> PathState | None:
             if now == after and not (now is not None and now.reported):
                 if before is None:
                     s.heap.pop(obj, None)
+                elif now is not None:
+                    s.heap[obj] = before.but(facts=st.heap[obj].facts)  # checkers' facts are theirs to undo
                 else:
                     s.heap[obj] = before
     for key, v in st.env.items():

@@ -308,3 +308,18 @@ def test_a_failed_release_undoes_the_release_not_the_facts_checkers_recorded(mod
         ("checkers_events.recorder:Marks",),
     )
     assert sorted(seen) == ["death of a released handle at return 0", "death of a released handle at return err"]
+
+
+def test_a_handle_added_to_a_value_not_followed_escapes(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f(n):
+            buffers = []
+            err, d = driver.cuMemAlloc(8)
+            buffers += [(n, d)]
+        """,
+        models,
+    )
+    assert "escape at buffers += [(n, d)]" in seen

@@ -245,3 +245,81 @@ def test_a_handle_a_loop_makes_again_dies_when_its_name_takes_the_new_one(models
         models,
     )
     assert "death ev rebound at err, ev = driver.cuEventCreate(0) (live)" in seen
+
+
+def test_a_call_names_the_handles_its_model_made_wherever_it_put_them(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import ctypes
+        from cuda.bindings import driver
+
+        def f():
+            err, s = driver.cuStreamCreate(0)
+            ev = driver.CUevent()
+            driver.cuEventCreate(ctypes.byref(ev), 0)
+            driver.cuStreamSynchronize(s)
+        """,
+        models,
+        ("checkers_events.recorder:Made",),
+    )
+    assert seen == [
+        "made 1 by cuda.bindings.driver.cuStreamCreate",
+        "made 0 by cuda.bindings.driver.CUevent",
+        # the cuda.bindings entry (element 1) and the ctypes one (out-parameter 0) both make one
+        "made 2 by cuda.bindings.driver.cuEventCreate, one out of its value",
+        "made 0 by cuda.bindings.driver.cuStreamSynchronize",
+    ]
+
+
+def test_a_failed_creation_made_nothing_whatever_facts_a_checker_recorded(models: ModelSet) -> None:
+    """A status's failure side undoes the call's creation even though a
+    checker recorded a fact of the handle after the call."""
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f():
+            err, p = driver.cuMemAlloc(8)
+            if err != driver.CUresult.CUDA_SUCCESS:
+                return err
+            return 0
+        """,
+        models,
+        ("checkers_events.recorder:Marks",),
+    )
+    assert seen == ["death of a made handle at return 0"]
+
+
+def test_a_failed_release_undoes_the_release_not_the_facts_checkers_recorded(models: ModelSet) -> None:
+    """On a status's failure side the handle is live again (its typestate of
+    before the call), and keeps the facts a checker recorded since."""
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f(p):
+            err, q = driver.cuMemAlloc(8)
+            (err,) = driver.cuMemFree(q)
+            if err != driver.CUresult.CUDA_SUCCESS:
+                return err
+            return 0
+        """,
+        models,
+        ("checkers_events.recorder:Marks",),
+    )
+    assert sorted(seen) == ["death of a released handle at return 0", "death of a released handle at return err"]
+
+
+def test_a_handle_added_to_a_value_not_followed_escapes(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f(n):
+            buffers = []
+            err, d = driver.cuMemAlloc(8)
+            buffers += [(n, d)]
+        """,
+        models,
+    )
+    assert "escape at buffers += [(n, d)]" in seen

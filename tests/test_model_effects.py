@@ -56,11 +56,13 @@ handle = 0
 """
 
 
-def _derived(models: ModelSet) -> dict[str, object]:
-    """Every field of a ModelSet the evaluator reads, with the callees' effects left out."""
+def _derived(models: ModelSet, since: frozenset[str] = frozenset()) -> dict[str, object]:
+    """Every field of a ModelSet the evaluator reads, with the callees' effects
+    left out, and the callees in `since` (entries added after the format changed)."""
     fields = {f.name: getattr(models, f.name) for f in dataclasses.fields(models) if f.name != "files"}
     for table in ("by_last_name", "by_qualified"):
-        fields[table] = {k: dataclasses.replace(v, entries=()) for k, v in fields[table].items()}
+        fields[table] = {k: dataclasses.replace(v, entries=()) for k, v in fields[table].items() if k not in since}
+    fields["non_raising"] = {n for n in models.non_raising if n not in since}
     fields["memory"] = dataclasses.replace(models.memory, descriptor_re=None)  # compiled from descriptor_pattern
     return fields
 
@@ -82,7 +84,19 @@ def test_the_rewritten_models_mean_what_the_old_ones_meant() -> None:
         before = load_model_files(sorted(BEFORE.glob("*.toml")))
     now = load_models()
     assert sorted(p.name for p in BEFORE.glob("*.toml")) == sorted(p.name for p in now.files)
-    assert _derived(now) == _derived(before)
+    assert _derived(now, _added_since(now, before)) == _derived(before)
+
+
+def _added_since(now: ModelSet, before: ModelSet) -> frozenset[str]:
+    """The callees modelled since the format changed: entries whose only effect
+    is a status (calls that read their handles and keep none, for OWN205)."""
+    added = {
+        name
+        for table, old in ((now.by_last_name, before.by_last_name), (now.by_qualified, before.by_qualified))
+        for name, model in table.items()
+        if name not in old and all(type(x) is fx.Status for x in model.effects)
+    }
+    return frozenset(added)
 
 
 def test_no_builtin_model_uses_the_older_format() -> None:
@@ -107,6 +121,19 @@ def test_a_call_entry_gives_its_effects_and_the_derived_fields(tmp_path: Path) -
     assert free.release is not None and free.release.handle == 0 and free.status_index == 0
     assert {"myAlloc", "myAllocOut", "myFree"} <= models.non_raising
     assert {"OK", "0"} <= models.success
+
+
+def test_a_creation_says_how_long_its_handle_lives(tmp_path: Path) -> None:
+    """`lifetime`: the program releases it (the default), its Python object
+    frees it when collected, or it lives as long as the process."""
+    text = NEW + (
+        "\n[[call]]\nfunctions = ['myObject']\neffects = [{ create = 'memory', lifetime = 'collected' }]\n"
+        "\n[[call]]\nfunctions = ['myPrimary']\neffects = [{ create = 'context', lifetime = 'process' }]\n"
+    )
+    models = _load(tmp_path, text)
+    assert models.by_last_name["myAlloc"].effects[0] == fx.Create("memory", fx.Element(1), lifetime="owned")
+    assert models.by_last_name["myObject"].effects == (fx.Create("memory", fx.Result(), lifetime="collected"),)
+    assert models.by_last_name["myPrimary"].effects == (fx.Create("context", fx.Result(), lifetime="process"),)
 
 
 def test_an_old_format_file_loads_to_the_same_models_with_a_note(tmp_path: Path) -> None:
@@ -253,6 +280,10 @@ HEAD = "[model]\nname = 'x'\n"
             "[[call]][0].effects: borrows and mappings are matched by last name",
         ),
         ("[[call]]\nfunctions = ['f']\neffects = [{ create = '' }]\n", "[[call]][0].effects[0].create: empty name"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ create = 'm', lifetime = 'forever' }]\n",
+            "[[call]][0].effects[0].lifetime: one of 'owned', 'collected', 'process'",
+        ),
     ],
 )
 def test_a_bad_call_entry_names_the_file_and_the_key(tmp_path: Path, text: str, expected: str) -> None:

@@ -11,7 +11,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import Assume, Bind, CallPost, Checker, Death, Escape, Findings, FrameEnd, Release
-from ownlint.engine.values import Obj
+from ownlint.engine.values import Obj, objects_in
 
 SEEN: list[str] = []
 
@@ -79,3 +79,29 @@ class Counted(Checker):
     @staticmethod
     def join_facts(a: Hashable, b: Hashable) -> Hashable | None:
         return "many"
+
+
+class Made(Checker):
+    """Records how many handles each call's model made, and which name holds the one an out-parameter got."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        if e.callee == "ctypes.byref":
+            return
+        line = f"made {len(e.made)} by {e.callee}"
+        if any(obj not in objects_in(e.result) for obj in e.made):
+            line += ", one out of its value"
+        SEEN.append(line)
+
+
+class Marks(Checker):
+    """Facts on what a call made: marks each, and records the deaths of marked objects."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        for obj in e.made:
+            out.set_fact(obj, "made")
+
+    def on_release(self, e: Release, out: Findings) -> None:
+        out.set_fact(e.obj, "released")
+
+    def on_death(self, e: Death, out: Findings) -> None:
+        SEEN.append(f"death of a {out.fact(e.obj)} handle at {_line(e.node)}")

@@ -38,6 +38,7 @@ RULES: tuple[Rule, ...] = tuple(c.rule for c in CHECKS.values())
 CHECKERS: tuple[str, ...] = (
     "ownlint.checks.parse:ParseChecker",
     "ownlint.checks.lifetime:LifetimeChecker",
+    "ownlint.checks.leaks:LeakChecker",
     "ownlint.checks.memmap:MemmapChecker",
     "ownlint.checks.interop:InteropChecker",
     "ownlint.checks.asynchronous:AsyncChecker",
@@ -57,8 +58,16 @@ SUPERSEDES: dict[str, frozenset[str]] = {
 }
 
 
+# Rules reported once per handle (the first site in the file where it holds, by line), whatever number
+# of paths reach it at different sites: a handle leaked at two `return`s is one leak. A handle is told
+# by the first step of its story (its creation).
+ONCE_PER_HANDLE = frozenset({"OWN205"})
+
+
 def most_specific(violations: list[Violation]) -> list[Violation]:
-    """Drop a violation when a more specific one holds at the same site for the same handle."""
+    """Drop a violation when a more specific one holds at the same site for the same handle,
+    and all but the first of a rule reported once per handle."""
+    violations = _once_per_handle(violations)
     at_site: dict[tuple[str, object, str | None], set[str]] = {}
     for v in violations:
         at_site.setdefault((v.path, v.span, v.handle), set()).add(v.code)
@@ -67,6 +76,23 @@ def most_specific(violations: list[Violation]) -> list[Violation]:
         for v in violations
         if not any(v.code in SUPERSEDES.get(other, ()) for other in at_site[(v.path, v.span, v.handle)])
     ]
+
+
+def _once_per_handle(violations: list[Violation]) -> list[Violation]:
+    first: dict[tuple[str, str, object], Violation] = {}
+    for v in violations:
+        if v.code in ONCE_PER_HANDLE and v.story:
+            key = (v.code, v.path, (v.story[0].path, v.story[0].span))
+            if key not in first or _site(v) < _site(first[key]):
+                first[key] = v
+    if not first:
+        return violations
+    kept = {id(v) for v in first.values()}
+    return [v for v in violations if v.code not in ONCE_PER_HANDLE or not v.story or id(v) in kept]
+
+
+def _site(v: Violation) -> tuple[int, int]:
+    return (v.span.line, v.span.column)
 
 
 def to_diagnostic(v: Violation) -> Diagnostic:

@@ -43,6 +43,9 @@ class Out:
 At: TypeAlias = Result | Element | Out
 """Where a call puts a handle it makes."""
 
+Lifetime: TypeAlias = Literal["owned", "collected", "process"]
+LIFETIMES: tuple[Lifetime, ...] = ("owned", "collected", "process")
+
 
 @dataclass(frozen=True, slots=True)
 class Create:
@@ -50,13 +53,17 @@ class Create:
     here") at `at`, which the program owns until a release. With `key`, the
     argument at that index names the handle for a keyed release (a device
     naming its primary context); `counted`: n creations with one key allow n
-    keyed releases. `released_by` documents the pairing; nothing reads it."""
+    keyed releases. `released_by` documents the pairing; nothing reads it.
+    `lifetime`: who ends the handle: the program, by a release ("owned"), its
+    Python object when collected ("collected"), or nobody before the process
+    exits ("process"); only an owned handle can leak."""
 
     kind: str
     at: At
     key: int | None = None
     counted: bool = False
     released_by: tuple[str, ...] = ()
+    lifetime: Lifetime = "owned"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +237,7 @@ Effect: TypeAlias = (
 
 
 __all__ = [
+    "LIFETIMES",
     "Adopt",
     "At",
     "Borrow",
@@ -238,6 +246,7 @@ __all__ = [
     "Effect",
     "Element",
     "KeepAlive",
+    "Lifetime",
     "MapDescriptor",
     "MapRange",
     "Out",

@@ -299,6 +299,7 @@ class EvalShared(Protocol):
     # the arguments of the call being evaluated, as `expr_Call` evaluated them (`events.CallPost`)
     call_args: tuple[tuple[cst.Arg, Val], ...]
     call_receiver: Val  # and the receiver of a method call (None: none, or not known)
+    call_made: tuple[Obj, ...]  # and the handles its model's creations made
 
     names: Names
     exprs: Exprs

@@ -280,7 +280,9 @@ class CallPost:
     qualified name ("?" when unknown), `args` its arguments and their values,
     `result` its value, `receiver` the value of `x` in `x.m(...)` (None: no
     receiver, or nothing known of it), `model` what the models say of the
-    callee (its `effects`; None: nothing)."""
+    callee (its `effects`; None: nothing), `made` the handles those effects
+    made (at its value, a tuple element, an out-parameter's variable), in the
+    order made."""
 
     node: cst.Call
     callee: str
@@ -288,6 +290,7 @@ class CallPost:
     result: Val
     receiver: Val = None
     model: CallModel | None = None
+    made: tuple[Obj, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

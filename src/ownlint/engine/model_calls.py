@@ -99,12 +99,16 @@ def _index_or_receiver(r: TableReader, key: str) -> int | None:
 
 def _create(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
     kind = r.name("create")
+    lifetime = r.get("lifetime", str, "owned")
+    if lifetime not in fx.LIFETIMES:
+        r.fail("lifetime", f"one of {', '.join(repr(x) for x in fx.LIFETIMES)}")
     return fx.Create(
         kind,
         _at(r),
         key=r.get("key", int),
         counted=r.get("counted", bool, False),
         released_by=tuple(r.get("released-by", list, [])),
+        lifetime=lifetime,
     )
 
 

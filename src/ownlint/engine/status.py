@@ -91,9 +91,13 @@ def assume(value: Status, want: bool, st: PathState) -> PathState | None:
     if failed:
         for obj, before, after in value.effects:
             now = s.heap.get(obj)
+            if now is not None and after is not None and now.facts != after.facts:
+                now = now.but(facts=after.facts)  # what checkers recorded since is no change of the call's
             if now == after and not (now is not None and now.reported):
                 if before is None:
                     s.heap.pop(obj, None)
+                elif now is not None:
+                    s.heap[obj] = before.but(facts=st.heap[obj].facts)  # checkers' facts are theirs to undo
                 else:
                     s.heap[obj] = before
     for key, v in st.env.items():

@@ -304,6 +304,7 @@ class CallEval:
         qualified = self.fa.names.qualify(node.func)
         if qualified is not None:
             self.fa.creators[obj] = qualified
+        self.ev.call_made = (*self.ev.call_made, obj)
         return obj
 
     def create(self, value: Val, node: cst.Call, kind: str, out: int) -> Obj | None:
@@ -314,6 +315,7 @@ class CallEval:
         verb = "allocated" if kind == "memory" else "created"
         self.ev.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, f"{kind} {verb} here"),), tag="native")
         self.ev.names.bind(value.key, obj)
+        self.ev.call_made = (*self.ev.call_made, obj)
         return obj
 
 

@@ -153,8 +153,11 @@ class NamesEval:
         elif type(node) is cst.AugAssign:
             value = self.ev.expr(node.value)
             key = target_key(node.target, self.fa.self_name, self.ev.st.env)
+            new = self.accumulate(node, key, value) if key is not None else None
+            if new is None:
+                self.escape(value)  # now in a value not followed (`bufs += [(h, d)]`)
             if key is not None:
-                self.bind(key, self.accumulate(node, key, value))
+                self.bind(key, new)
             else:
                 self.bind_target(node.target, None)
         elif type(node) is cst.Del:

@@ -1,0 +1,149 @@
+"""Leaks (OWN205): a handle a model's creator made that loses its last local
+reference on a path that ends normally, neither released nor handed off.
+
+What the checker knows of a handle on a path is its own fact:
+
+- `Held`: made here (a `create` effect whose `lifetime` is "owned"), not
+  released, not handed off;
+- `Passed`: it went where this function loses sight of it (`Escape`) in the
+  statement `site`. When that was an argument of a call, the call decides
+  (`CallPost`, right after): a call whose model knows the callee (the same
+  runtime's `cudaEventRecord(ev, s)`, `cuStreamSynchronize(s)`) reads its
+  arguments and keeps none unless its effects adopt or consume one, so the
+  handle is `Held` again; an unknown or project function, or a constructor,
+  may keep it, and it is handed off (no fact), unless the handle comes back
+  in the call's value. Anything else that escapes (stored in an attribute or
+  a container, yielded, captured, returned) is handed off: a later event in
+  another statement, or its death, finds it `Passed` still.
+
+A handle `Held` when its last reference dies (`Death`: deleted, rebound, the
+frame ends by a `return` or by falling off its end) leaks: OWN205 there. The
+raise path is OWN206's (not built yet). Where the engine merges paths on
+which a handle's facts differ (held on one, released on the other), the
+fact is forgotten (`Checker.join_facts`): no finding without proof.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ownlint.engine import effects as fx
+from ownlint.engine.events import Bind, CallPost, Checker, Consume, Death, Escape, Findings, Release, Transfer
+from ownlint.engine.state import LIVE
+from ownlint.engine.values import Obj, objects_in
+
+# effects by which a modelled call keeps a handle passed to it
+_KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """Made by the call `call` (its node's id) of `callee` (its last name),
+    owned by this frame, neither released nor handed off."""
+
+    call: int
+    callee: str
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    """Gone out of sight in the statement `site` (its id): handed off, unless
+    the call it was passed to in that statement reads it only (then `held` again)."""
+
+    site: int
+    held: Held
+
+
+class LeakChecker(Checker):
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        modelled_keeps = e.model is not None and any(isinstance(x, _KEEPS) for x in e.model.effects)
+        keeps = e.model is None or modelled_keeps
+        returned = objects_in(e.result) if keeps else ()
+        for _, value in e.args:
+            for obj in objects_in(value):
+                fact = out.fact(obj)
+                if modelled_keeps and type(fact) is Held:  # an adopted handle is not always published as escaping
+                    out.set_fact(obj, None)
+                elif type(fact) is Passed:
+                    out.set_fact(obj, None if keeps and obj not in returned else fact.held)
+        if e.made and e.model is not None and _owned(e.model.effects):
+            held = Held(id(e.node), e.callee.rpartition(".")[2])
+            for obj in e.made:
+                if out.fact(obj) is None:  # not stored away by the call itself (`f(byref(self.h))`)
+                    out.set_fact(obj, held)
+
+    def on_bind(self, e: Bind, out: Findings) -> None:
+        """A handle put into a container (`bufs += [(h, d)]`, `pair = (s, e)`)
+        is handed off: a container's elements are not followed."""
+        if e.new is None or isinstance(e.new, Obj):
+            return
+        for obj in objects_in(e.new):
+            fact = out.fact(obj)
+            if type(fact) is Held:
+                out.set_fact(obj, Passed(id(e.node), fact))
+
+    def on_escape(self, e: Escape, out: Findings) -> None:
+        fact = out.fact(e.obj)
+        if type(fact) is Held:
+            out.set_fact(e.obj, Passed(id(e.node), fact))
+        elif type(fact) is Passed and fact.site != id(e.node):
+            out.set_fact(e.obj, None)  # it went out of sight in an earlier statement
+
+    def on_release(self, e: Release, out: Findings) -> None:
+        out.set_fact(e.obj, None)
+
+    def on_transfer(self, e: Transfer, out: Findings) -> None:
+        out.set_fact(e.obj, None)
+
+    def on_consume(self, e: Consume, out: Findings) -> None:
+        out.set_fact(e.obj, None)
+
+    def on_death(self, e: Death, out: Findings) -> None:
+        fact = out.fact(e.obj)
+        if type(fact) is not Held or e.state.kind != LIVE or type(e.node) is cst.FunctionDef:
+            return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves
+        if e.name is not None and "." in e.name:
+            return  # a field (`del self.h`): whether its class releases it is not followed
+        if e.cause == "rebound" and (_contains(e.node, fact.call) or _calls(e.node, fact.callee)):
+            # a loop made it again: the one that dies is the previous iteration's, whose facts the
+            # new creation replaced (it may have been stored away); or the same creator is called
+            # again, as tests do after a creation meant to fail (`assert err == CUDA_ERROR_...`,
+            # which the analysis does not read as a failure): not followed
+            return
+        out.set_fact(e.obj, None)
+        out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
+
+
+def _contains(node: cst.CSTNode, target: int) -> bool:
+    """Whether the node whose id is `target` is `node` or inside it."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) == target:
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def _calls(node: cst.CSTNode, last_name: str) -> bool:
+    """Whether `node` calls a function whose last name is `last_name`."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Call:
+            func = n.func
+            name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
+            if name == last_name:
+                return True
+        stack.extend(n.children)
+    return False
+
+
+def _owned(effects: tuple[fx.Effect, ...]) -> bool:
+    """Whether the handles a call makes are the program's to release: every
+    creation of its model is owned and named by no key (a keyed handle is
+    counted by its key, not by the object)."""
+    creates = [x for x in effects if type(x) is fx.Create]
+    return bool(creates) and all(x.lifetime == "owned" and x.key is None for x in creates)

@@ -1,0 +1,180 @@
+"""The leak family (checks/leaks.py, OWN205): a handle a model's creator made
+that loses its last reference with no release and no hand-off. Small cases
+of each shape; the fixtures (tests/fixtures/leaks/) are the reductions of
+real code."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ownlint.checks import CHECKERS
+from ownlint.engine.models import ModelSet, load_models
+from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
+
+
+@pytest.fixture(scope="module")
+def models() -> ModelSet:
+    return load_models()
+
+
+def leaks(source: str, models: ModelSet, code: str = "OWN205") -> list[int]:
+    """The lines where `code` is reported in `source`."""
+    (report,) = analyze_project([SourceFile("m.py", textwrap.dedent(source))], models, EngineOptions(checkers=CHECKERS))
+    assert not report.errors
+    return sorted(d.span.line for d in report.diagnostics if d.code == code)
+
+
+HEADER = """
+from cuda.bindings import driver, runtime
+"""
+
+
+def test_a_handle_lost_at_a_return_leaks(models: ModelSet) -> None:
+    source = (
+        HEADER
+        + """
+def f():
+    err, s = runtime.cudaStreamCreate()
+    err, start = runtime.cudaEventCreate()
+    (err,) = runtime.cudaEventRecord(start, s)
+    (err,) = runtime.cudaStreamSynchronize(s)
+    (err,) = runtime.cudaStreamDestroy(s)
+    return 1
+"""
+    )
+    assert leaks(source, models) == [10]
+
+
+def test_falling_off_the_end_rebinding_and_del_leak(models: ModelSet) -> None:
+    source = (
+        HEADER
+        + """
+def ends():
+    err, s = runtime.cudaStreamCreate()
+    (err,) = runtime.cudaStreamSynchronize(s)
+
+def rebound():
+    err, s = driver.cuStreamCreate(0)
+    err, s = runtime.cudaStreamCreate()
+    runtime.cudaStreamDestroy(s)
+
+def deleted():
+    err, s = runtime.cudaStreamCreate()
+    del s
+"""
+    )
+    assert leaks(source, models) == [6, 10, 15]
+
+
+def test_a_handle_a_loop_makes_again_is_not_followed_past_its_iteration(models: ModelSet) -> None:
+    """The previous iteration's handle dies where the loop makes the next one,
+    but its facts are gone by then (it may be in a container): no finding."""
+    source = (
+        HEADER
+        + """
+def kept(n):
+    buffers = []
+    for i in range(n):
+        err, d = driver.cuMemAlloc(8)
+        buffers += [(i, d)]
+    for i, d in buffers:
+        driver.cuMemFree(d)
+
+def lost(n):
+    for i in range(n):
+        err, ev = runtime.cudaEventCreate()
+    runtime.cudaEventDestroy(ev)
+"""
+    )
+    assert leaks(source, models) == []
+
+
+def test_a_released_returned_or_handed_off_handle_does_not_leak(models: ModelSet) -> None:
+    source = (
+        HEADER
+        + """
+def released():
+    err, s = runtime.cudaStreamCreate()
+    (err,) = runtime.cudaStreamSynchronize(s)
+    runtime.cudaStreamDestroy(s)
+
+def returned():
+    err, s = runtime.cudaStreamCreate()
+    return s
+
+def in_a_tuple():
+    err, s = runtime.cudaStreamCreate()
+    err, e = runtime.cudaEventCreate()
+    return (s, [e])
+
+def to_an_unknown_call(pool):
+    err, s = runtime.cudaStreamCreate()
+    pool.keep(s)
+
+def stored(holder):
+    err, s = runtime.cudaStreamCreate()
+    holder.stream = s
+
+def yielded():
+    err, s = runtime.cudaStreamCreate()
+    yield s
+
+def in_a_list(streams):
+    err, s = runtime.cudaStreamCreate()
+    streams.append(s)
+"""
+    )
+    assert leaks(source, models) == []
+
+
+def test_a_failed_creation_makes_nothing_to_leak(models: ModelSet) -> None:
+    source = (
+        HEADER
+        + """
+def f():
+    err, s = runtime.cudaStreamCreate()
+    if err != runtime.cudaError_t.cudaSuccess:
+        return err
+    runtime.cudaStreamDestroy(s)
+    return err
+"""
+    )
+    assert leaks(source, models) == []
+
+
+def test_an_early_error_return_after_a_creation_leaks_once(models: ModelSet) -> None:
+    source = (
+        HEADER
+        + """
+def f(use):
+    err, s = runtime.cudaStreamCreate()
+    if err != runtime.cudaError_t.cudaSuccess:
+        return err
+    (err,) = runtime.cudaStreamSynchronize(s)
+    if err != runtime.cudaError_t.cudaSuccess:
+        return err
+    if use(1):
+        return 2
+    runtime.cudaStreamDestroy(s)
+    return err
+"""
+    )
+    assert leaks(source, models) == [10]  # the first exit where it is lost, once
+
+
+def test_a_call_of_the_same_runtime_is_no_hand_off(models: ModelSet) -> None:
+    """`cudaEventRecord(ev, s)` reads its arguments and keeps neither."""
+    source = (
+        HEADER
+        + """
+def f(n):
+    err, ev = runtime.cudaEventCreate()
+    (err,) = runtime.cudaEventRecord(ev, 0)
+    (err,) = runtime.cudaEventSynchronize(ev)
+    err, ms = runtime.cudaEventElapsedTime(ev, ev)
+    return ms
+"""
+    )
+    assert leaks(source, models) == [9]

@@ -70,6 +70,20 @@ class Findings(Protocol):
         path, keeps paths with different facts apart and, where it must merge
         them, joins them with the checker's `join_facts`."""
 
+    def fact_in(self, facts: tuple[tuple[str, Hashable], ...]) -> Hashable | None:
+        """This checker's fact among the facts of several checkers (`Replayed.facts`), or None."""
+
+    def result_object(self, node: cst.Call) -> Obj:
+        """During `CallPost` of `node`: the call's value as a fresh object of
+        the call site, nothing happened to it yet, which the call's value
+        becomes, so that facts can be kept of a value the engine knows
+        nothing of (what an unknown callee returns). A loop that calls again
+        makes it again: names that held the previous one forget it."""
+
+    @property
+    def models(self) -> ModelSet:
+        """The models in use (what each rule family reads of its own sections)."""
+
 
 # -- events about one tracked object -------------------------------------------
 
@@ -352,6 +366,22 @@ class Assume:
     state: HState | None
 
 
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A call at `node` of the project function `via` did to `obj` (the
+    caller's object the callee's parameter or field held, spelled `spelled`
+    here) what the callee's own analysis found: `facts` are the facts the
+    checkers left of that parameter or field at the callee's exit (each reads
+    its own: `Findings.fact_in`); `inner` is the callee's last step of it."""
+
+    obj: Obj
+    facts: tuple[tuple[str, Hashable], ...]
+    node: cst.CSTNode
+    spelled: str | cst.CSTNode
+    via: Summary
+    inner: Step | None
+
+
 # -- events about whole files -------------------------------------------------------
 
 
@@ -423,6 +453,7 @@ class Checker:
     def on_death(self, e: Death, out: Findings) -> None: ...
     def on_frame_end(self, e: FrameEnd, out: Findings) -> None: ...
     def on_assume(self, e: Assume, out: Findings) -> None: ...
+    def on_replayed(self, e: Replayed, out: Findings) -> None: ...
     def on_module_loaded(self, e: ModuleLoaded) -> None: ...
     def on_unparsable(self, e: Unparsable) -> None: ...
 
@@ -449,6 +480,7 @@ EVENTS = (
     "death",
     "frame_end",
     "assume",
+    "replayed",
     "module_loaded",
     "unparsable",
 )

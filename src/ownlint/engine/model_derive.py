@@ -65,6 +65,8 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
         return
     if type(first) is fx.Consume:
         models.capsules.consumers.update(entry.functions)
+        for fn in entry.functions:
+            models.observed[fn] = (*models.observed.get(fn, ()), ModelEntry(ctx.model, effects))
         return
     for e in effects:
         if type(e) is fx.MapRange:

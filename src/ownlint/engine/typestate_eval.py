@@ -76,6 +76,7 @@ class Evaluator:
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
         self.call_receiver: Val = None
+        self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
         self.calls: Calls = CallEval(self)
@@ -149,15 +150,29 @@ class Evaluator:
         result = evaluate(node)
         args, receiver = self.call_args, self.call_receiver
         self.call_args, self.call_receiver = outer
+        handlers = self.on["call_post"]
+        if not handlers:
+            return result
         if type(node.func) is cst.Name and node.func.value in self.st.env:
             callee = "?"
         else:
             callee = self.fa.names.qualify(node.func) or "?"
-        model = self.models.call(callee) if callee != "?" else None
+        model = self.models.published(callee) if callee != "?" else None
         event = CallPost(node, callee, args, result, receiver, model)
-        for handler in self.on["call_post"]:
+        outer_result, self.made = self.made, None
+        for handler in handlers:
             handler(event, self)
-        return result
+        made, self.made = self.made, outer_result
+        return result if made is None else made
+
+    def result_object(self, node: cst.Call) -> Obj:
+        """The call's value as a fresh object (events.Findings.result_object)."""
+        obj = self.fa.site_object(node, "value")
+        if self.made is not obj:
+            self.names.forget(obj)
+            self.st.heap.pop(obj, None)
+            self.made = obj
+        return obj
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:

@@ -11,7 +11,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import Consume
+from ownlint.engine.events import Consume, Replayed
 from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
@@ -160,6 +160,13 @@ class ReplayEval:
         if effect.first == "use":
             self.ev.calls.use(value, node, spelled, summary, effect.first_step)
         last = effect.story[-1] if effect.story else None
+        if effect.facts and self.on["replayed"]:
+            for obj in objects_in(value):
+                hs = self.ev.st.heap.get(obj)
+                if hs is None or not hs.reported:
+                    replayed = Replayed(obj, effect.facts, node, spelled, summary, last)
+                    for handler in self.on["replayed"]:
+                        handler(replayed, self.ev)
         if effect.kind == CONSUMED:
             for obj in objects_in(value):
                 hs = self.ev.st.heap.get(obj)

@@ -38,7 +38,8 @@ class Reporter(Protocol):
     st: PathState
     models: ModelSet
 
-    def result_object(self, node: cst.Call) -> Obj: ...
+    def result_object(self, node: cst.Call, label: str = "") -> Obj: ...
+    def step(self, node: cst.CSTNode, label: str) -> Step: ...
 
     def report(
         self,
@@ -87,8 +88,11 @@ class CheckerOut:
                 return fact
         return None
 
-    def result_object(self, node: cst.Call) -> Obj:
-        return self.to.result_object(node)
+    def result_object(self, node: cst.Call, label: str = "") -> Obj:
+        return self.to.result_object(node, label)
+
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        return self.to.step(node, label)
 
     @property
     def models(self) -> ModelSet:

@@ -73,12 +73,16 @@ class Findings(Protocol):
     def fact_in(self, facts: tuple[tuple[str, Hashable], ...]) -> Hashable | None:
         """This checker's fact among the facts of several checkers (`Replayed.facts`), or None."""
 
-    def result_object(self, node: cst.Call) -> Obj:
+    def result_object(self, node: cst.Call, label: str = "") -> Obj:
         """During `CallPost` of `node`: the call's value as a fresh object of
-        the call site, nothing happened to it yet, which the call's value
-        becomes, so that facts can be kept of a value the engine knows
-        nothing of (what an unknown callee returns). A loop that calls again
-        makes it again: names that held the previous one forget it."""
+        the call site, nothing happened to it yet (its story: the step
+        `label` at the call, if any), which the call's value becomes, so that
+        facts can be kept of a value the engine knows nothing of (what an
+        unknown callee returns). A loop that calls again makes it again:
+        names that held the previous one forget it."""
+
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        """A step of a story at `node` in this file (for a finding's story, or a fact)."""
 
     @property
     def models(self) -> ModelSet:
@@ -118,18 +122,6 @@ class Release:
 @dataclass(frozen=True, slots=True)
 class Transfer:
     """An owner takes `obj` over (adoption with ownership transfer)."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    spelled: str | cst.CSTNode
-    via: Summary | None
-    inner: Step | None
-
-
-@dataclass(frozen=True, slots=True)
-class Consume:
-    """A consumer takes a capsule `obj` (renames it)."""
 
     obj: Obj
     state: HState
@@ -293,8 +285,9 @@ class CallPost:
     """A call was evaluated, its model's effects applied: `callee` is its
     qualified name ("?" when unknown), `args` its arguments and their values,
     `result` its value, `receiver` the value of `x` in `x.m(...)` (None: no
-    receiver, or nothing known of it), `model` what the models say of the
-    callee (its `effects`; None: nothing)."""
+    receiver, or nothing known of it), `method` whether it calls a method
+    of a receiver, `model` what the models say of the callee (its `effects`,
+    those the evaluator applies and those it leaves to checkers; None: nothing)."""
 
     node: cst.Call
     callee: str
@@ -302,6 +295,7 @@ class CallPost:
     result: Val
     receiver: Val = None
     model: CallModel | None = None
+    method: bool = False  # a method of a receiver (`x.m(...)`, `x` no module)
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,7 +399,7 @@ class Unparsable:
     out: list[Violation]  # where checkers put what they find
 
 
-def inside(e: Use | Release | Transfer | Consume, label: str) -> tuple[Step, ...]:
+def inside(e: Use | Release | Transfer, label: str) -> tuple[Step, ...]:
     """The step where an event happened inside the helper it came through
     (labelled "`label`, inside `helper`"), for the finding's story; none when
     it happened here."""
@@ -414,7 +408,7 @@ def inside(e: Use | Release | Transfer | Consume, label: str) -> tuple[Step, ...
     return (Step(e.inner.unit, e.inner.node, f"{label}, inside `{e.via.name}`", e.inner.stmt),)
 
 
-def via(e: Use | Release | Transfer | Consume) -> Facts:
+def via(e: Use | Release | Transfer) -> Facts:
     """The fact `via`: the helper an event came through, if any."""
     return (("via", e.via.name),) if e.via is not None else ()
 
@@ -435,7 +429,6 @@ class Checker:
     def on_use(self, e: Use, out: Findings) -> None: ...
     def on_release(self, e: Release, out: Findings) -> None: ...
     def on_transfer(self, e: Transfer, out: Findings) -> None: ...
-    def on_consume(self, e: Consume, out: Findings) -> None: ...
     def on_return(self, e: Return, out: Findings) -> None: ...
     def on_export(self, e: Export, out: Findings) -> None: ...
     def on_to_thread(self, e: ToThread, out: Findings) -> None: ...
@@ -462,7 +455,6 @@ EVENTS = (
     "use",
     "release",
     "transfer",
-    "consume",
     "return",
     "export",
     "to_thread",

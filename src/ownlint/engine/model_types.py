@@ -78,7 +78,6 @@ class Adopt:
 class CapsuleModel:
     producer_methods: set[str] = field(default_factory=set)
     producer_functions: set[str] = field(default_factory=set)
-    consumers: set[str] = field(default_factory=set)
     export_methods: set[str] = field(default_factory=set)
     export_functions: set[str] = field(default_factory=set)
     explicit_contexts: set[str] = field(default_factory=set)

@@ -17,7 +17,7 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `objects` (objects): objects of project classes, their methods and `__del__`;
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
-- `interop` (interop): DLPack capsules and the rest of the interop catalogue;
+- `interop` (interop): exports, context provenance, threads and host tasks;
 - `asynchronous` (asynchronous): submissions still running;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;

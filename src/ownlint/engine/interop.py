@@ -1,5 +1,6 @@
-"""Capsules, context provenance, threads and host tasks: the rest of the
-values the models describe, as a component of the evaluator. It publishes events
+"""Exports, context provenance, threads and host tasks: the rest of the
+values the models describe, as a component of the evaluator (capsules are
+the interop checker's own facts: checks/interop.py). It publishes events
 (events.py) for the checkers; it decides no rule.
 
 - `HState.prov == "explicit"` marks what was made on an explicitly created

@@ -323,3 +323,62 @@ def test_a_handle_added_to_a_value_not_followed_escapes(models: ModelSet) -> Non
         models,
     )
     assert "escape at buffers += [(n, d)]" in seen
+
+
+def test_a_checker_keeps_facts_of_a_call_value_the_engine_knows_nothing_of(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        def f(c):
+            x = make()
+            y = x
+            look(y)
+            z = other()
+            look(z)
+            look(make())
+            for i in range(c):
+                w = make()
+                mark(w)
+            look(w)
+        """,
+        models,
+        ("checkers_events.recorder:Tracked",),
+    )
+    # `other()`'s value is an object only once bound (an unknown value), with no fact
+    assert seen == ["look y: made", "look z: None", "look make(): made", "look w: marked"]
+
+
+def test_a_callees_facts_of_its_parameters_are_replayed_at_each_call(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        def marks(p):
+            mark(p)
+
+        def leaves(p):
+            look(p)
+
+        def f():
+            x = make()
+            leaves(x)
+            marks(x)
+            look(x)
+        """,
+        models,
+        ("checkers_events.recorder:Tracked",),
+    )
+    assert "replayed x via marks: marked, was made" in seen
+    assert not any(s.startswith("replayed x via leaves") for s in seen)  # it left no fact
+    assert seen[-1] == "look x: marked"
+
+
+def test_a_call_carries_the_effects_the_evaluator_leaves_to_the_checkers(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import torch
+
+        def f(cap):
+            return torch.from_dlpack(cap)
+        """,
+        models,
+        ("checkers_events.recorder:Effects",),
+    )
+    assert seen == ["torch.from_dlpack: Consume; models known"]

@@ -10,7 +10,18 @@ from collections.abc import Hashable
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
-from ownlint.engine.events import Assume, Bind, CallPost, Checker, Death, Escape, Findings, FrameEnd, Release
+from ownlint.engine.events import (
+    Assume,
+    Bind,
+    CallPost,
+    Checker,
+    Death,
+    Escape,
+    Findings,
+    FrameEnd,
+    Release,
+    Replayed,
+)
 from ownlint.engine.values import Obj, objects_in
 
 SEEN: list[str] = []
@@ -105,3 +116,39 @@ class Marks(Checker):
 
     def on_death(self, e: Death, out: Findings) -> None:
         SEEN.append(f"death of a {out.fact(e.obj)} handle at {_line(e.node)}")
+
+
+class Tracked(Checker):
+    """Facts of a value the engine knows nothing of: the value of `make()`
+    becomes an object (`Findings.result_object`) with the fact "made"; a call
+    of `mark(x)` marks what `x` holds (a parameter too), and a call of `look(x)`
+    records the fact of what `x` holds. A project function that marked its
+    parameter leaves the fact to its callers (`Replayed`)."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        name = source_of(e.node.func)
+        if name == "make":
+            out.set_fact(out.result_object(e.node), "made")
+        for _, value in e.args:
+            if not isinstance(value, Obj):
+                continue
+            if name == "mark":
+                out.set_fact(value, "marked")
+            elif name == "look":
+                SEEN.append(f"look {source_of(e.node.args[0].value)}: {out.fact(value)}")
+
+    def on_replayed(self, e: Replayed, out: Findings) -> None:
+        callee = out.fact_in(e.facts)
+        SEEN.append(
+            f"replayed {source_of(e.spelled) if isinstance(e.spelled, cst.CSTNode) else e.spelled} via {e.via.name}: {callee}, was {out.fact(e.obj)}"
+        )
+        if callee is not None:
+            out.set_fact(e.obj, callee)
+
+
+class Effects(Checker):
+    """Records the effects of each call's model (`CallPost.model`), by callee."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        effects = ",".join(type(x).__name__ for x in e.model.effects) if e.model is not None else "-"
+        SEEN.append(f"{e.callee}: {effects}; models {'known' if out.models is not None else '-'}")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ownlint.engine import effects as fx
-from ownlint.engine.events import Bind, CallPost, Checker, Consume, Death, Escape, Findings, Release, Transfer
+from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findings, Release, Transfer
 from ownlint.engine.state import LIVE
 from ownlint.engine.values import Obj, objects_in
 
@@ -95,9 +95,6 @@ class LeakChecker(Checker):
         out.set_fact(e.obj, None)
 
     def on_transfer(self, e: Transfer, out: Findings) -> None:
-        out.set_fact(e.obj, None)
-
-    def on_consume(self, e: Consume, out: Findings) -> None:
         out.set_fact(e.obj, None)
 
     def on_death(self, e: Death, out: Findings) -> None:

@@ -16,12 +16,15 @@ and the facts under that checker's key.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
 from ownlint.engine.state import LIVE_STATE, PathState, Step
 from ownlint.engine.values import Obj
+
+if TYPE_CHECKING:
+    from ownlint.engine.model_types import ModelSet
 
 Facts = tuple[tuple[str, str], ...]  # a finding's facts (events.Facts)
 
@@ -33,6 +36,10 @@ class Reporter(Protocol):
     """What a `CheckerOut` reports through, and the path it reads facts of (the evaluator)."""
 
     st: PathState
+    models: ModelSet
+
+    def result_object(self, node: cst.Call, label: str = "") -> Obj: ...
+    def step(self, node: cst.CSTNode, label: str) -> Step: ...
 
     def report(
         self,
@@ -74,6 +81,22 @@ class CheckerOut:
         hs = heap.get(obj, LIVE_STATE)
         if hs.fact(self.key) != fact:
             heap[obj] = hs.with_fact(self.key, fact)
+
+    def fact_in(self, facts: tuple[tuple[str, Hashable], ...]) -> Hashable | None:
+        for key, fact in facts:
+            if key == self.key:
+                return fact
+        return None
+
+    def result_object(self, node: cst.Call, label: str = "") -> Obj:
+        return self.to.result_object(node, label)
+
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        return self.to.step(node, label)
+
+    @property
+    def models(self) -> ModelSet:
+        return self.to.models
 
 
 def join(a: tuple[tuple[str, Hashable], ...], b: tuple[tuple[str, Hashable], ...]) -> tuple[tuple[str, Hashable], ...]:

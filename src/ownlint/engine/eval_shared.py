@@ -17,7 +17,7 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `objects` (objects): objects of project classes, their methods and `__del__`;
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
-- `interop` (interop): capsules, contexts, threads and host tasks;
+- `interop` (interop): exports, context provenance, threads and host tasks;
 - `asynchronous` (asynchronous): submissions still running;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;
@@ -243,10 +243,7 @@ class Interop(Protocol):
     def interop_call(
         self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
     ) -> tuple[bool, Val]: ...
-    def consume_capsule(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool: ...
-    def provenance(
-        self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
-    ) -> Val: ...
+    def provenance(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val) -> Val: ...
     def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
     def outside(self, base: cst.BaseExpression) -> bool: ...
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
@@ -300,6 +297,8 @@ class EvalShared(Protocol):
     call_args: tuple[tuple[cst.Arg, Val], ...]
     call_receiver: Val  # and the receiver of a method call (None: none, or not known)
     call_made: tuple[Obj, ...]  # and the handles its model's creations made
+    call_method: bool  # and whether it calls a method (`x.m(...)`, `x` no module)
+    made_values: set[Obj]  # the call values checkers made objects of (`events.Findings.result_object`)
 
     names: Names
     exprs: Exprs

@@ -70,6 +70,24 @@ class Findings(Protocol):
         path, keeps paths with different facts apart and, where it must merge
         them, joins them with the checker's `join_facts`."""
 
+    def fact_in(self, facts: tuple[tuple[str, Hashable], ...]) -> Hashable | None:
+        """This checker's fact among the facts of several checkers (`Replayed.facts`), or None."""
+
+    def result_object(self, node: cst.Call, label: str = "") -> Obj:
+        """During `CallPost` of `node`: the call's value as a fresh object of
+        the call site, nothing happened to it yet (its story: the step
+        `label` at the call, if any), which the call's value becomes, so that
+        facts can be kept of a value the engine knows nothing of (what an
+        unknown callee returns). A loop that calls again makes it again:
+        names that held the previous one forget it."""
+
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        """A step of a story at `node` in this file (for a finding's story, or a fact)."""
+
+    @property
+    def models(self) -> ModelSet:
+        """The models in use (what each rule family reads of its own sections)."""
+
 
 # -- events about one tracked object -------------------------------------------
 
@@ -104,18 +122,6 @@ class Release:
 @dataclass(frozen=True, slots=True)
 class Transfer:
     """An owner takes `obj` over (adoption with ownership transfer)."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    spelled: str | cst.CSTNode
-    via: Summary | None
-    inner: Step | None
-
-
-@dataclass(frozen=True, slots=True)
-class Consume:
-    """A consumer takes a capsule `obj` (renames it)."""
 
     obj: Obj
     state: HState
@@ -280,9 +286,10 @@ class CallPost:
     qualified name ("?" when unknown), `args` its arguments and their values,
     `result` its value, `receiver` the value of `x` in `x.m(...)` (None: no
     receiver, or nothing known of it), `model` what the models say of the
-    callee (its `effects`; None: nothing), `made` the handles those effects
-    made (at its value, a tuple element, an out-parameter's variable), in the
-    order made."""
+    callee (its `effects`, those the evaluator applies and those it leaves to
+    checkers; None: nothing), `made` the handles those effects made (at its
+    value, a tuple element, an out-parameter's variable), in the order made,
+    `method` whether it calls a method of a receiver."""
 
     node: cst.Call
     callee: str
@@ -291,6 +298,7 @@ class CallPost:
     receiver: Val = None
     model: CallModel | None = None
     made: tuple[Obj, ...] = ()
+    method: bool = False  # a method of a receiver (`x.m(...)`, `x` no module)
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,6 +363,22 @@ class Assume:
     state: HState | None
 
 
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A call at `node` of the project function `via` did to `obj` (the
+    caller's object the callee's parameter or field held, spelled `spelled`
+    here) what the callee's own analysis found: `facts` are the facts the
+    checkers left of that parameter or field at the callee's exit (each reads
+    its own: `Findings.fact_in`); `inner` is the callee's last step of it."""
+
+    obj: Obj
+    facts: tuple[tuple[str, Hashable], ...]
+    node: cst.CSTNode
+    spelled: str | cst.CSTNode
+    via: Summary
+    inner: Step | None
+
+
 # -- events about whole files -------------------------------------------------------
 
 
@@ -378,7 +402,7 @@ class Unparsable:
     out: list[Violation]  # where checkers put what they find
 
 
-def inside(e: Use | Release | Transfer | Consume, label: str) -> tuple[Step, ...]:
+def inside(e: Use | Release | Transfer, label: str) -> tuple[Step, ...]:
     """The step where an event happened inside the helper it came through
     (labelled "`label`, inside `helper`"), for the finding's story; none when
     it happened here."""
@@ -387,7 +411,7 @@ def inside(e: Use | Release | Transfer | Consume, label: str) -> tuple[Step, ...
     return (Step(e.inner.unit, e.inner.node, f"{label}, inside `{e.via.name}`", e.inner.stmt),)
 
 
-def via(e: Use | Release | Transfer | Consume) -> Facts:
+def via(e: Use | Release | Transfer) -> Facts:
     """The fact `via`: the helper an event came through, if any."""
     return (("via", e.via.name),) if e.via is not None else ()
 
@@ -408,7 +432,6 @@ class Checker:
     def on_use(self, e: Use, out: Findings) -> None: ...
     def on_release(self, e: Release, out: Findings) -> None: ...
     def on_transfer(self, e: Transfer, out: Findings) -> None: ...
-    def on_consume(self, e: Consume, out: Findings) -> None: ...
     def on_return(self, e: Return, out: Findings) -> None: ...
     def on_export(self, e: Export, out: Findings) -> None: ...
     def on_to_thread(self, e: ToThread, out: Findings) -> None: ...
@@ -426,6 +449,7 @@ class Checker:
     def on_death(self, e: Death, out: Findings) -> None: ...
     def on_frame_end(self, e: FrameEnd, out: Findings) -> None: ...
     def on_assume(self, e: Assume, out: Findings) -> None: ...
+    def on_replayed(self, e: Replayed, out: Findings) -> None: ...
     def on_module_loaded(self, e: ModuleLoaded) -> None: ...
     def on_unparsable(self, e: Unparsable) -> None: ...
 
@@ -434,7 +458,6 @@ EVENTS = (
     "use",
     "release",
     "transfer",
-    "consume",
     "return",
     "export",
     "to_thread",
@@ -452,6 +475,7 @@ EVENTS = (
     "death",
     "frame_end",
     "assume",
+    "replayed",
     "module_loaded",
     "unparsable",
 )

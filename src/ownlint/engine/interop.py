@@ -1,9 +1,8 @@
-"""Capsules, context provenance, threads and host tasks: the rest of the
-values the models describe, as a component of the evaluator. It publishes events
+"""Exports, context provenance, threads and host tasks: the rest of the
+values the models describe, as a component of the evaluator (capsules are
+the interop checker's own facts: checks/interop.py). It publishes events
 (events.py) for the checkers; it decides no rule.
 
-- A capsule is an object tagged "capsule"; a consumer moves it to CONSUMED
-  (`Consume`; a second one changes nothing).
 - `HState.prov == "explicit"` marks what was made on an explicitly created
   context; it flows through the carrier keywords (`sycl_queue=`, `buffer=`
   ...) and slices into arrays; exporting an object is `Export`.
@@ -27,10 +26,10 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import AdoptCall, Consume, Export, Store, ToThread
+from ownlint.engine.events import AdoptCall, Export, Store, ToThread
 from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.models import Adopt
-from ownlint.engine.state import CONSUMED, LIVE, LIVE_STATE, HState
+from ownlint.engine.state import LIVE, LIVE_STATE, HState
 from ownlint.engine.values import Addr, BufRef, Dict, Field, Obj, Param, Seq, Val, objects_in
 
 _objs = objects_in
@@ -74,24 +73,19 @@ class InteropEval:
     def interop_call(
         self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
     ) -> tuple[bool, Val]:
-        """Calls that make capsules, executors and native-memory pointers, or
-        hand values to threads; (handled, value)."""
+        """Calls that export values, make executors and native-memory pointers,
+        or hand values to threads; (handled, value)."""
         caps = self.models.capsules
         threads = self.models.threads
         last = qualified.rpartition(".")[2]
-        positional = [v for a, v in args if a.keyword is None and not a.star]
         if method and last in self.models.host_task.native_mem_methods:
             return True, self.new_tagged(node, "native-mem", "the native memory pointer is taken here")
-        if (method and last in caps.producer_methods) or (not method and last in caps.producer_functions):
-            exported = receiver if method else (positional[0] if positional else None)
-            if (method and last in caps.export_methods) or (not method and last in caps.export_functions):
-                # a method call's function is an attribute: `receiver.method`
-                self.check_export(
-                    node,
-                    exported,
-                    cast(cst.Attribute, node.func).value if method else node.args[0].value if node.args else node,
-                )
-            return True, self.new_tagged(node, "capsule", "the capsule is made here")
+        if (method and last in caps.export_methods) or (not method and last in caps.export_functions):
+            # a method call's function is an attribute: `receiver.method`
+            if method:
+                self.check_export(node, receiver, cast(cst.Attribute, node.func).value)
+            elif args:
+                self.check_export(node, args[0][1], args[0][0].value)
         if qualified in threads.thread_constructors:
             for a, v in args:
                 if a.keyword is not None and a.keyword.value in threads.argument_keywords:
@@ -108,35 +102,6 @@ class InteropEval:
             return True, None
         return False, None
 
-    def consume_capsule(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]]) -> bool:
-        """A consumer given a capsule renames it; True when one was consumed."""
-        caps = self.models.capsules
-        last = qualified.rpartition(".")[2]
-        if last not in caps.consumers or not args:
-            return False
-        value = args[0][1]
-        consumed = False
-        for obj in _objs(value):
-            hs = self.ev.st.heap.get(obj)
-            if obj.on_entry and (hs is None or hs.kind != CONSUMED):
-                # a parameter may be a capsule: the callers replay this consumption
-                step = self.fa.step_of(node, "consumed here")
-                self.ev.st.heap[obj] = (hs or LIVE_STATE).with_step(CONSUMED, step)
-                continue
-            if hs is None or hs.tag != "capsule":
-                continue
-            consumed = True
-            if hs.reported:
-                continue
-            event = Consume(obj, hs, node, source_of(args[0][0].value), None, None)
-            for handler in self.on["consume"]:
-                handler(event, self.ev)
-            if hs.kind != CONSUMED:
-                self.ev.st.heap[obj] = hs.with_step(CONSUMED, self.fa.step_of(node, "first consumed here"))
-        if not consumed and last in caps.export_functions:
-            self.check_export(node, value, args[0][0].value)
-        return consumed
-
     def check_export(self, node: cst.CSTNode, value: Val, spelled: cst.CSTNode) -> None:
         for obj in _objs(value):
             hs = self.ev.st.heap.get(obj)
@@ -145,13 +110,12 @@ class InteropEval:
                 for handler in self.on["export"]:
                     handler(event, self.ev)
 
-    def provenance(
-        self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val, capsule_in: bool
-    ) -> Val:
-        """What a call makes on an explicitly created context is explicit too."""
+    def provenance(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val) -> Val:
+        """What a call makes on an explicitly created context is explicit too
+        (not a context built from a value the checkers made an object of: a capsule)."""
         caps = self.models.capsules
         last = qualified.rpartition(".")[2]
-        explicit = last in caps.explicit_contexts and not capsule_in
+        explicit = last in caps.explicit_contexts and not (args and args[0][1] in self.ev.made_values)
         step_label = "an explicitly created context is made here"
         if not explicit:
             carried = [v for a, v in args if a.keyword is not None and a.keyword.value in caps.carrier_keywords]

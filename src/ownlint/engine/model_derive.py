@@ -2,7 +2,7 @@
 a `CallModel` per callee (its `creates`, `release`, `adopt`, `borrow`,
 `owner_kind`, `record`, `maps`, `address_map`, `unmap`, `status`,
 `status_index`), and the tables read by name (`ModelSet.submits`,
-`release_methods`, `capsules.consumers`, `ended_by`).
+`release_methods`, `observed` (effects only checkers apply), `ended_by`).
 
 Entries for one callee merge in load order: `creates` add up, and each field
 the evaluator reads once (a release, an adoption, a borrow, an owner kind, a
@@ -64,7 +64,8 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
             )
         return
     if type(first) is fx.Consume:
-        models.capsules.consumers.update(entry.functions)
+        for fn in entry.functions:
+            models.observed[fn] = (*models.observed.get(fn, ()), ModelEntry(ctx.model, effects))
         return
     for e in effects:
         if type(e) is fx.MapRange:

@@ -153,3 +153,13 @@ def read_legacy_maps(top: TableReader, status: fx.Status | None) -> list[Entry]:
         r.done()
         entries.append(Entry(r.where, tuple(fns), (), (unmap, *with_status)))
     return entries
+
+
+def read_legacy_consumers(top: TableReader) -> list[Entry]:
+    """`[capsules] consumers = [...]` of the old format: the `[[call]]` entry
+    with `consume = 0` for those callees (taken out of the section)."""
+    raw = top.table.get("capsules")
+    if not isinstance(raw, dict) or "consumers" not in raw:
+        return []
+    r = TableReader(top.path, "[capsules]", {"consumers": raw.pop("consumers")})
+    return [Entry(r.where, tuple(r.get("consumers", list, required=True)), (), (fx.Consume(0),))]

@@ -10,7 +10,7 @@ A callee's model is canonically its entries' effects (engine/effects.py,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ownlint.engine import effects as fx
@@ -78,7 +78,6 @@ class Adopt:
 class CapsuleModel:
     producer_methods: set[str] = field(default_factory=set)
     producer_functions: set[str] = field(default_factory=set)
-    consumers: set[str] = field(default_factory=set)
     export_methods: set[str] = field(default_factory=set)
     export_functions: set[str] = field(default_factory=set)
     explicit_contexts: set[str] = field(default_factory=set)
@@ -299,12 +298,30 @@ class ModelSet:
     success: set[str] = field(default_factory=set)
     # `x.m()` releases `x` when one of these creators made it: method name -> creators
     release_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # entries whose effects only the checkers apply (a consumption), by callee
+    # (a last name, or a qualified one): published with `CallPost.model`
+    observed: dict[str, tuple[ModelEntry, ...]] = field(default_factory=dict)
+    published_cache: dict[str, CallModel | None] = field(default_factory=dict)
     # where a model's API is specified (`[model] reference`), by model name
     references: dict[str, str] = field(default_factory=dict)
     # the address of its documentation (`[model] reference-url`; `{name}`: the call's last name), by model name
     reference_urls: dict[str, str] = field(default_factory=dict)
     # the kinds of address mappings (`[[map]] address`) each call ends, by its last name
     ended_by: dict[str, set[str]] = field(default_factory=dict)
+
+    def published(self, qualified: str) -> CallModel | None:
+        """What the models say about a callee, for the checkers (`events.CallPost`):
+        `call`'s model with the entries the evaluator leaves to them (`observed`)."""
+        try:
+            return self.published_cache[qualified]
+        except KeyError:
+            pass
+        found = self.call(qualified)
+        extra = self.observed.get(qualified) or self.observed.get(qualified.rpartition(".")[2])
+        if extra:
+            found = replace(found or CallModel(), entries=(*(found.entries if found else ()), *extra))
+        self.published_cache[qualified] = found
+        return found
 
     def call(self, qualified: str) -> CallModel | None:
         """What the models say about a callee spelled `qualified` (see names.qualify)."""

@@ -17,7 +17,13 @@ from pathlib import Path
 from ownlint.engine import effects as fx
 from ownlint.engine.model_calls import Entry, read_call, tables
 from ownlint.engine.model_derive import LAST_NAME_EFFECTS, FileContext, add_entry
-from ownlint.engine.model_legacy import SECTIONS, read_legacy, read_legacy_maps, read_legacy_owned
+from ownlint.engine.model_legacy import (
+    SECTIONS,
+    read_legacy,
+    read_legacy_consumers,
+    read_legacy_maps,
+    read_legacy_owned,
+)
 from ownlint.engine.model_reader import ModelError, ModelWarning, TableReader
 from ownlint.engine.model_types import (
     Adopt,
@@ -127,6 +133,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         _check_call(r, entry, matching, own_raw is not None)
         entries.append(entry)
     entries += read_legacy_maps(top, file_status)
+    entries += read_legacy_consumers(top)
     context = FileContext(name, matching, ownership)
     for entry in entries:
         add_entry(models, entry, context)

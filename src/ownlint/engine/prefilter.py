@@ -40,7 +40,12 @@ def trigger_words(models: ModelSet) -> frozenset[str]:
     """Every name whose presence may let a model apply."""
     words = set(models.trigger_words())
     caps = models.capsules
-    words |= caps.producer_methods | caps.producer_functions | caps.consumers | caps.export_functions
+    words |= (
+        caps.producer_methods
+        | caps.producer_functions
+        | {q.rpartition(".")[2] for q in models.observed}
+        | caps.export_functions
+    )
     words |= models.host_task.native_mem_methods
     words |= models.environment.deprecated
     # a descriptor chain can dangle without any modelled call (a returned
@@ -56,7 +61,12 @@ def root_conditions(models: ModelSet) -> dict[str, frozenset[str]]:
     `empty`, `full` and `free` selected almost every file."""
     caps = models.capsules
     plain = set(models.by_last_name) | set(models.submits)
-    plain |= caps.producer_methods | caps.producer_functions | caps.consumers | caps.export_functions
+    plain |= (
+        caps.producer_methods
+        | caps.producer_functions
+        | {q.rpartition(".")[2] for q in models.observed}
+        | caps.export_functions
+    )
     plain |= models.host_task.native_mem_methods | models.environment.deprecated
     return {w: frozenset(r) for w, r in models.qualified_roots().items() if w not in plain and w not in r}
 

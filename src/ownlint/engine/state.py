@@ -31,7 +31,6 @@ FREED = "freed"  # destroyed or freed by the application
 TRANSFERRED = "transferred"  # adopted by an owner with ownership transfer
 KEPT = "kept"  # adopted by an owner with ownership keep
 BORROWED = "borrowed"  # handed out by an owner (a model's borrow)
-CONSUMED = "consumed"  # a capsule a consumer has renamed
 # owner states (objects that own handles: a model's adopt or owner)
 OWNER = "owner"  # alive or possibly alive
 OWNER_DEAD = "owner-dead"

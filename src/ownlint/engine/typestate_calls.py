@@ -57,6 +57,7 @@ class CallEval:
         args = [(a, self.ev.expr(a.value)) for a in node.args]
         self.ev.call_args = tuple(args)
         self.ev.call_receiver = receiver if method else None
+        self.ev.call_method = method
         if qualified in models.finalizers:
             self.ev.objects.finalizer(node, args)
             return None
@@ -87,7 +88,6 @@ class CallEval:
         handled, value = self.ev.interop.interop_call(node, qualified, receiver, args, method)
         if handled:
             return value
-        capsule_in = self.ev.interop.consume_capsule(node, qualified, args)
         if models.is_inspection(qualified):
             return None
         if receiver_store:
@@ -190,7 +190,7 @@ class CallEval:
         if result is None and model is not None and (before is not None or returned):
             outcome = status.made(node, before, self.ev.st) if before is not None else None
             result = status.result(outcome, model.status_index, returned)
-        return self.ev.interop.provenance(node, qualified, args, result, capsule_in)
+        return self.ev.interop.provenance(node, qualified, args, result)
 
     def before_status(
         self,

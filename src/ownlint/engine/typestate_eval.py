@@ -41,7 +41,7 @@ from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memory import MemoryEval
 from ownlint.engine.objects import ObjectsEval
-from ownlint.engine.state import LIVE_STATE, PathState, Step
+from ownlint.engine.state import LIVE, LIVE_STATE, HState, PathState, Step
 from ownlint.engine.substitution import SubstituteEval
 from ownlint.engine.typestate_adopt import AdoptEval
 from ownlint.engine.typestate_base import RawViolation, literal
@@ -77,6 +77,9 @@ class Evaluator:
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
         self.call_receiver: Val = None
         self.call_made: tuple[Obj, ...] = ()
+        self.call_method = False
+        self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
+        self.made_values: set[Obj] = set()  # every such object
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
         self.calls: Calls = CallEval(self)
@@ -145,20 +148,40 @@ class Evaluator:
     def call_post(self, node: cst.Call, evaluate: ExprMethod) -> Val:
         """The call evaluated, then `CallPost` published with its arguments
         (as `expr_Call` evaluated them) and its value."""
-        outer = self.call_args, self.call_receiver, self.call_made
-        self.call_args, self.call_receiver, self.call_made = (), None, ()
+        outer = self.call_args, self.call_receiver, self.call_made, self.call_method
+        self.call_args, self.call_receiver, self.call_made, self.call_method = (), None, (), False
         result = evaluate(node)
-        args, receiver, made = self.call_args, self.call_receiver, self.call_made
-        self.call_args, self.call_receiver, self.call_made = outer
+        args, receiver, made, method = self.call_args, self.call_receiver, self.call_made, self.call_method
+        self.call_args, self.call_receiver, self.call_made, self.call_method = outer
+        handlers = self.on["call_post"]
+        if not handlers:
+            return result
         if type(node.func) is cst.Name and node.func.value in self.st.env:
             callee = "?"
         else:
             callee = self.fa.names.qualify(node.func) or "?"
-        model = self.models.call(callee) if callee != "?" else None
-        event = CallPost(node, callee, args, result, receiver, model, made)
-        for handler in self.on["call_post"]:
+        model = self.models.published(callee) if callee != "?" else None
+        event = CallPost(node, callee, args, result, receiver, model, made, method)
+        outer_result, self.made = self.made, None
+        for handler in handlers:
             handler(event, self)
-        return result
+        value, self.made = self.made, outer_result
+        return result if value is None else value
+
+    def result_object(self, node: cst.Call, label: str = "") -> Obj:
+        """The call's value as a fresh object (events.Findings.result_object)."""
+        obj = self.fa.site_object(node, "value")
+        if self.made is not obj:
+            self.names.forget(obj)
+            self.st.heap.pop(obj, None)
+            if label:
+                self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),))
+            self.made = obj
+            self.made_values.add(obj)
+        return obj
+
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        return self.fa.step_of(node, label)
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:

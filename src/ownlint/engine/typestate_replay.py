@@ -11,8 +11,8 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import Consume
-from ownlint.engine.state import CONSUMED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
+from ownlint.engine.events import Replayed
+from ownlint.engine.state import FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     Dead,
@@ -160,19 +160,13 @@ class ReplayEval:
         if effect.first == "use":
             self.ev.calls.use(value, node, spelled, summary, effect.first_step)
         last = effect.story[-1] if effect.story else None
-        if effect.kind == CONSUMED:
+        if effect.facts and self.on["replayed"]:
             for obj in objects_in(value):
                 hs = self.ev.st.heap.get(obj)
-                if hs is None or hs.tag != "capsule" or hs.reported:
-                    continue
-                event = Consume(obj, hs, node, spelled, summary, last)
-                for handler in self.on["consume"]:
-                    handler(event, self.ev)
-                if hs.kind != CONSUMED:
-                    label = f"consumed here, inside `{summary.name}`"
-                    self.ev.st.heap[obj] = hs.with_step(
-                        CONSUMED, Step(last.unit, last.node, label, last.stmt) if last else self.fa.step_of(node, label)
-                    )
+                if hs is None or not hs.reported:
+                    replayed = Replayed(obj, effect.facts, node, spelled, summary, last)
+                    for handler in self.on["replayed"]:
+                        handler(replayed, self.ev)
         if effect.kind == OWNER_DEAD and which.startswith("field ") and self.ev.memory.is_buffer(value):
             self.ev.memory.release_buffer(
                 value,
@@ -280,6 +274,7 @@ class ReplayEval:
                 # a `__del__` key is the callee's; a finalizer holds where none may be detached
                 at_death="finalizer" if hs.at_death == "finalizer" and not self.ev.objects.may_detach() else "",
                 prov=self.provenance_of(hs.prov, bound, prefix),
+                facts=hs.facts,  # the checkers' facts of it, carried unread
             )
             return obj
         return None

@@ -11,8 +11,9 @@ What a checker (events.Checker) can rely on:
   (`CallPost`: the callee, the arguments' values, the receiver, the result,
   the callee's `CallModel`), a name bound (`Bind`), a value escaping out of
   the function's sight (`Escape`), an object's last local reference going
-  away (`Death`: deleted, rebound, the frame's end; a returned object does
-  not die), the frame ending (`FrameEnd`: return, falling off the end,
+  away (`Death`: deleted, rebound, the frame's end; a returned object, one
+  stored in a global, and the names of a module or a class body do not die
+  with their frame), the frame ending (`FrameEnd`: return, falling off the end,
   raise), a branch taken (`Assume`), and the older per-family events. Events
   come in the order the path runs them; a handler runs once per path state
   reaching the point (paths the engine merged count once).

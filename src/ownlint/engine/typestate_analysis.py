@@ -291,7 +291,8 @@ class FunctionAnalysis:
 
     def frame_end(self, e: Edge, st: PathState) -> PathState:
         """`st` after the checkers saw `FrameEnd` and the `Death` of each
-        object that only locals held."""
+        object that only locals held (a function's: a module's or a class
+        body's names outlive their code)."""
         s = st.copy()
         node: cst.CSTNode = self.cfg.node
         how = "raise" if e.dst == self.cfg.raise_exit else "end" if e.kind == "end" else "return"
@@ -309,7 +310,8 @@ class FunctionAnalysis:
         for handler in self.subscribers["frame_end"]:
             handler(event, ev)
         deaths = self.subscribers["death"]
-        if deaths:
+        # a module's and a class body's names live on after their code ends
+        if deaths and type(self.cfg.node) is not cst.Module and type(self.cfg.node) is not cst.ClassDef:
             env = s.env
             kept = set(objects_in(env.get(RETURN_KEY))) if how == "return" else set()
             for obj, hs in list(s.heap.items()):

@@ -100,6 +100,7 @@ class NamesEval:
                 self.escape(value)  # `self.x` outlives the method
                 self.ev.interop.escapes_task(self.ev.site, value, "attribute")
             elif key in self.fa.outer_names:
+                self.escape(value)  # a global (or nonlocal) outlives the function
                 self.ev.interop.escapes_task(self.ev.site, value, "global")
             self.bind(key, value)
             return

@@ -228,9 +228,23 @@ def test_a_call_carries_its_receiver_and_its_models_effects(models: ModelSet) ->
     )
     assert only("call", seen) == [
         "call pycuda.driver.mem_alloc args=1 result=value - Create",
-        "call buf.free args=0 result=none receiver -",  # effects of methods by name are not in `model` yet
+        "call buf.free args=0 result=none receiver ReleaseReceiver",  # a method's effects, matched by its name
         "call print args=1 result=none - -",
     ]
+
+
+def test_a_method_matched_by_name_carries_its_effects(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import dpctl
+
+        def f(q, k, buf, n):
+            ev = q.submit_async(k, [buf], [n])
+            ev.wait()
+        """,
+        models,
+    )
+    assert only("call", seen)[0] == "call q.submit_async args=3 result=value receiver KeepAlive"
 
 
 def test_a_handle_a_loop_makes_again_dies_when_its_name_takes_the_new_one(models: ModelSet) -> None:

@@ -174,6 +174,8 @@ effects = [{ borrow = "receiver", thread-safe = true }]
     assert (submit.arguments, submit.argument_keywords, submit.dependencies) == ((1,), ("args",), 2)
     assert "eat" in models.capsules.consumers
     assert models.release_methods["close"] == ("mine.open",)
+    assert models.by_method["go_async"].effects == (fx.KeepAlive((1,), ("args",), 2),)  # methods by name
+    assert models.by_method["close"].effects == (fx.ReleaseReceiver(("mine.open",)),)
     opened = models.by_qualified["mine.open"]
     assert opened.effects == (fx.Create("file", fx.Result()), fx.ParentOf(fx.Result(), 0))
     assert [(c.out, c.result) for c in opened.creates] == [(None, 0)]

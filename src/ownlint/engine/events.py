@@ -280,7 +280,8 @@ class CallPost:
     qualified name ("?" when unknown), `args` its arguments and their values,
     `result` its value, `receiver` the value of `x` in `x.m(...)` (None: no
     receiver, or nothing known of it), `model` what the models say of the
-    callee (its `effects`; None: nothing)."""
+    callee (its `effects`; for `x.m(...)` that no entry names by its callee,
+    the entries naming the method `m` alone; None: nothing)."""
 
     node: cst.Call
     callee: str

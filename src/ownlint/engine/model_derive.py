@@ -1,7 +1,8 @@
 """From a model entry's effects (engine/effects.py) to what the evaluator reads:
 a `CallModel` per callee (its `creates`, `release`, `adopt`, `borrow`,
 `owner_kind`, `record`, `maps`, `address_map`, `unmap`, `status`,
-`status_index`), and the tables read by name (`ModelSet.submits`,
+`status_index`), the entries matched by a method's name alone
+(`ModelSet.by_method`), and the tables read by name (`ModelSet.submits`,
 `release_methods`, `capsules.consumers`, `ended_by`).
 
 Entries for one callee merge in load order: `creates` add up, and each field
@@ -55,9 +56,11 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
     if type(first) is fx.ReleaseReceiver:
         for m in entry.methods:
             models.release_methods[m] = models.release_methods.get(m, ()) + first.of
+            _add_method(models, m, ModelEntry(ctx.model, effects), ctx)
         return
     if type(first) is fx.KeepAlive:
         for fn in entry.functions:
+            _add_method(models, fn, ModelEntry(ctx.model, effects), ctx)
             dependencies = -1 if first.dependencies is None else first.dependencies
             models.submits[fn] = Submit(
                 fn, first.arguments, first.argument_keywords, dependencies, first.dependency_keywords, ctx.model
@@ -77,6 +80,13 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
         update = call_model(fn, record, ctx)
         old = table.get(fn)
         table[fn] = update if old is None else merge(old, update)
+
+
+def _add_method(models: ModelSet, name: str, record: ModelEntry, ctx: FileContext) -> None:
+    """An entry matched by a method's name alone (`ModelSet.by_method`)."""
+    update = call_model(name, record, ctx)
+    old = models.by_method.get(name)
+    models.by_method[name] = update if old is None else merge(old, update)
 
 
 def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:

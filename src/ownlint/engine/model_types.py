@@ -271,6 +271,9 @@ class ModelSet:
     files: list[Path] = field(default_factory=list)
     by_last_name: dict[str, CallModel] = field(default_factory=dict)
     by_qualified: dict[str, CallModel] = field(default_factory=dict)
+    # what the models say of a method by its name alone, whatever the receiver
+    # (`q.submit_async(...)`, `buf.free()`): the entries the tables below derive from
+    by_method: dict[str, CallModel] = field(default_factory=dict)
     out_parameter: set[str] = field(default_factory=set)
     borrow_attributes: dict[str, BorrowAttribute] = field(default_factory=dict)  # by attribute name
     submits: dict[str, Submit] = field(default_factory=dict)  # by method name
@@ -307,6 +310,11 @@ class ModelSet:
         if hit is not None:
             return hit
         return self.by_last_name.get(qualified.rpartition(".")[2])
+
+    def method(self, name: str) -> CallModel | None:
+        """What the models say about a method called `name` whatever its receiver
+        (an entry matched by the method's name alone), if anything."""
+        return self.by_method.get(name)
 
     def reference_of(self, qualified: str) -> str | None:
         """Where the API of the callee `qualified` is specified, if its model says so."""

@@ -154,6 +154,8 @@ class Evaluator:
         else:
             callee = self.fa.names.qualify(node.func) or "?"
         model = self.models.call(callee) if callee != "?" else None
+        if model is None and type(node.func) is cst.Attribute:
+            model = self.models.method(node.func.attr.value)
         event = CallPost(node, callee, args, result, receiver, model)
         for handler in self.on["call_post"]:
             handler(event, self)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from checkers_events import recorder
+from checkers_events import reader, recorder
 
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
@@ -259,3 +259,52 @@ def test_a_handle_a_loop_makes_again_dies_when_its_name_takes_the_new_one(models
         models,
     )
     assert "death ev rebound at err, ev = driver.cuEventCreate(0) (live)" in seen
+
+
+def read(source: str, models: ModelSet) -> list[str]:
+    """What checkers_events.reader saw analysing `source`."""
+    reader.SEEN.clear()
+    events(source, models, ("checkers_events.reader:Reader",))
+    return list(reader.SEEN)
+
+
+def test_a_checker_reads_the_models_makes_story_steps_and_lists_its_facts(models: ModelSet) -> None:
+    seen = read(
+        """
+        def f(p, q):
+            mark(p)
+            return 1
+        """,
+        models,
+    )
+    assert seen == [
+        "end: facts []",  # the module
+        "step marked here at mark(p) in Expr; models: True",
+        "return: facts ['marked as p']",
+    ]
+
+
+def test_an_object_dying_with_its_frame_says_how_the_frame_ended(models: ModelSet) -> None:
+    seen = read(
+        """
+        from cuda.bindings import driver
+
+        def returns():
+            err, p = driver.cuMemAlloc(8)
+            return 1
+
+        def ends():
+            err, p = driver.cuMemAlloc(8)
+
+        def raises():
+            err, p = driver.cuMemAlloc(8)
+            raise ValueError(p)
+        """,
+        models,
+    )
+    deaths = [s for s in seen if s.startswith("death p")]
+    assert deaths == [
+        "death p with the frame (return) at return 1",
+        "death p with the frame (end) at err, p = driver.cuMemAlloc(8)",
+        "death p with the frame (raise) at raises",
+    ]

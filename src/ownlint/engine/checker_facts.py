@@ -10,18 +10,22 @@ each checker with that checker's `join_facts` (none: a fact the paths do not
 share is forgotten, which can only lose findings).
 
 `CheckerOut` is the `Findings` one checker sees: the evaluator's `report`,
-and the facts under that checker's key.
+the facts under that checker's key (one object's, or all the path's), the
+models and the story steps of the evaluator.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import Protocol
+from collections.abc import Callable, Hashable, Iterator
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
 from ownlint.engine.state import LIVE_STATE, PathState, Step
 from ownlint.engine.values import Obj
+
+if TYPE_CHECKING:
+    from ownlint.engine.model_types import ModelSet
 
 Facts = tuple[tuple[str, str], ...]  # a finding's facts (events.Facts)
 
@@ -33,6 +37,9 @@ class Reporter(Protocol):
     """What a `CheckerOut` reports through, and the path it reads facts of (the evaluator)."""
 
     st: PathState
+    models: ModelSet
+
+    def step(self, node: cst.CSTNode, label: str) -> Step: ...
 
     def report(
         self,
@@ -74,6 +81,21 @@ class CheckerOut:
         hs = heap.get(obj, LIVE_STATE)
         if hs.fact(self.key) != fact:
             heap[obj] = hs.with_fact(self.key, fact)
+
+    def facts(self) -> Iterator[tuple[Obj, Hashable]]:
+        key = self.key
+        for obj, hs in list(self.to.st.heap.items()):
+            if hs.facts:
+                fact = hs.fact(key)
+                if fact is not None:
+                    yield obj, fact
+
+    @property
+    def models(self) -> ModelSet:
+        return self.to.models
+
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        return self.to.step(node, label)
 
 
 def join(a: tuple[tuple[str, Hashable], ...], b: tuple[tuple[str, Hashable], ...]) -> tuple[tuple[str, Hashable], ...]:

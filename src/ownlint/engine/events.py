@@ -23,7 +23,7 @@ event about it on that path is published.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -69,6 +69,16 @@ class Findings(Protocol):
         checker's own immutable values; the engine carries them along the
         path, keeps paths with different facts apart and, where it must merge
         them, joins them with the checker's `join_facts`."""
+
+    def facts(self) -> Iterator[tuple[Obj, Hashable]]:
+        """The objects this checker recorded a fact of on this path, with the fact."""
+
+    @property
+    def models(self) -> ModelSet:
+        """The models the analysis runs with (a family reads its own sections)."""
+
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        """A step of a finding's story: `label` at `node`, in the statement being run."""
 
 
 # -- events about one tracked object -------------------------------------------
@@ -318,14 +328,16 @@ class Death:
     """The last local reference to `obj` goes away at `node` (`cause`: "deleted",
     "rebound", "frame end"; `name`: the name that held it). A loop that makes
     a handle again rebinds the name that held the previous one: "rebound".
-    Whether something out of sight still holds it is the checker's to know
-    (`Escape`)."""
+    With the frame, `frame` says how it ended (`FrameEnd.how`: "return",
+    "end", "raise"). Whether something out of sight still holds it is the
+    checker's to know (`Escape`)."""
 
     obj: Obj
     state: HState
     node: cst.CSTNode
     cause: str
     name: str | None
+    frame: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -307,7 +307,7 @@ class FunctionAnalysis:
                 if obj.on_entry or obj in kept or not holders or any("." in k for k in holders):
                     continue
                 name = min((k for k in holders if k != RETURN_KEY), default=None)
-                death = Death(obj, hs, node, "frame end", name)
+                death = Death(obj, hs, node, "frame end", name, how)
                 for handler in deaths:
                     handler(death, ev)
         return s

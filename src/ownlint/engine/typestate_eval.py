@@ -122,6 +122,10 @@ class Evaluator:
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
             self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=self.fa.at))
 
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        """A step of a story: `label` at `node`, in the statement being run."""
+        return self.fa.step_of(node, label)
+
     def _with_reference(self, node: cst.CSTNode, story: tuple[Step, ...], facts: Facts) -> Facts:
         """`facts` and where the API of the call involved is specified, and the page
         documenting it: the finding's call, else the latest call of the story in

@@ -308,3 +308,24 @@ def test_an_object_dying_with_its_frame_says_how_the_frame_ended(models: ModelSe
         "death p with the frame (end) at err, p = driver.cuMemAlloc(8)",
         "death p with the frame (raise) at raises",
     ]
+
+
+def test_a_call_says_whether_it_is_a_method_of_a_value(models: ModelSet) -> None:
+    reader.SEEN.clear()
+    events(
+        """
+        import os
+
+        def f(q):
+            q.wait()
+            os.wait()
+            g()
+        """,
+        models,
+        ("checkers_events.reader:Escapes",),
+    )
+    assert reader.SEEN == [
+        "call q.wait returns NoneType (a method)",
+        "call os.wait returns NoneType",
+        "call g returns NoneType",
+    ]

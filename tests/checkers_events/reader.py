@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ownlint.engine.cfg import source_of
-from ownlint.engine.events import CallPost, Checker, Death, Findings, FrameEnd
+from ownlint.engine.events import CallPost, Checker, Death, Escape, Findings, FrameEnd
 from ownlint.engine.values import Obj
 
 SEEN: list[str] = []
@@ -33,3 +33,13 @@ class Reader(Checker):
         if e.cause == "frame end":
             where = e.node.name.value if isinstance(e.node, cst.FunctionDef) else source_of(e.node)
             SEEN.append(f"death {e.name} with the frame ({e.frame}) at {where}")
+
+
+class Escapes(Checker):
+    """Records each object that escapes, and what each call returns."""
+
+    def on_escape(self, e: Escape, out: Findings) -> None:
+        SEEN.append(f"escape {e.obj!r} at {source_of(e.node)}")
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        SEEN.append(f"call {e.callee} returns {type(e.result).__name__}{' (a method)' if e.method else ''}")

@@ -299,6 +299,7 @@ class EvalShared(Protocol):
     # the arguments of the call being evaluated, as `expr_Call` evaluated them (`events.CallPost`)
     call_args: tuple[tuple[cst.Arg, Val], ...]
     call_receiver: Val  # and the receiver of a method call (None: none, or not known)
+    call_method: bool  # and whether it is a method of a value
 
     names: Names
     exprs: Exprs

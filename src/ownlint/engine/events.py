@@ -291,7 +291,8 @@ class CallPost:
     `result` its value, `receiver` the value of `x` in `x.m(...)` (None: no
     receiver, or nothing known of it), `model` what the models say of the
     callee (its `effects`; for `x.m(...)` that no entry names by its callee,
-    the entries naming the method `m` alone; None: nothing)."""
+    the entries naming the method `m` alone; None: nothing), `method` whether
+    it is `x.m(...)` with `x` a value (a module's function is none)."""
 
     node: cst.Call
     callee: str
@@ -299,6 +300,7 @@ class CallPost:
     result: Val
     receiver: Val = None
     model: CallModel | None = None
+    method: bool = False
 
 
 @dataclass(frozen=True, slots=True)

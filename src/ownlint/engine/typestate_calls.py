@@ -57,6 +57,7 @@ class CallEval:
         args = [(a, self.ev.expr(a.value)) for a in node.args]
         self.ev.call_args = tuple(args)
         self.ev.call_receiver = receiver if method else None
+        self.ev.call_method = method
         if qualified in models.finalizers:
             self.ev.objects.finalizer(node, args)
             return None

@@ -76,6 +76,7 @@ class Evaluator:
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
         self.call_receiver: Val = None
+        self.call_method = False
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
         self.calls: Calls = CallEval(self)
@@ -148,11 +149,11 @@ class Evaluator:
     def call_post(self, node: cst.Call, evaluate: ExprMethod) -> Val:
         """The call evaluated, then `CallPost` published with its arguments
         (as `expr_Call` evaluated them) and its value."""
-        outer = self.call_args, self.call_receiver
-        self.call_args, self.call_receiver = (), None
+        outer = self.call_args, self.call_receiver, self.call_method
+        self.call_args, self.call_receiver, self.call_method = (), None, False
         result = evaluate(node)
-        args, receiver = self.call_args, self.call_receiver
-        self.call_args, self.call_receiver = outer
+        args, receiver, method = self.call_args, self.call_receiver, self.call_method
+        self.call_args, self.call_receiver, self.call_method = outer
         if type(node.func) is cst.Name and node.func.value in self.st.env:
             callee = "?"
         else:
@@ -160,7 +161,7 @@ class Evaluator:
         model = self.models.call(callee) if callee != "?" else None
         if model is None and type(node.func) is cst.Attribute:
             model = self.models.method(node.func.attr.value)
-        event = CallPost(node, callee, args, result, receiver, model)
+        event = CallPost(node, callee, args, result, receiver, model, method)
         for handler in self.on["call_post"]:
             handler(event, self)
         return result

@@ -329,3 +329,31 @@ def test_a_call_says_whether_it_is_a_method_of_a_value(models: ModelSet) -> None
         "call os.wait returns NoneType",
         "call g returns NoneType",
     ]
+
+
+def test_a_call_that_keeps_its_arguments_alive_returns_a_new_object_and_keeps_them_from_escaping(
+    models: ModelSet,
+) -> None:
+    """A `keep-alive` effect: the call reads the memory at its kept positions
+    until an event is waited, and keeps no reference to it (the memory's
+    owner must); its value is a new object, the event."""
+    reader.SEEN.clear()
+    events(
+        """
+        def f(q, k, buf, n):
+            ev = q.submit_async(k, [buf], [n])
+            ev2 = q.submit_async(k, [n], [n])
+        """,
+        models,
+        ("checkers_events.reader:Escapes",),
+    )
+    first = "ev = q.submit_async(k, [buf], [n])"
+    second = "ev2 = q.submit_async(k, [n], [n])"
+    assert reader.SEEN == [
+        f"escape Param(1) at {first}",  # the kernel and the ranges: given to unknown code
+        f"escape Param(3) at {first}",
+        "call q.submit_async returns Site (a method)",
+        f"escape Param(1) at {second}",
+        f"escape Param(3) at {second}",
+        "call q.submit_async returns Site (a method)",
+    ]

@@ -170,8 +170,12 @@ functions = ["lend"]
 effects = [{ borrow = "receiver", thread-safe = true }]
 """
     models = _load(tmp_path, text)
-    submit = models.submits["go_async"]
-    assert (submit.arguments, submit.argument_keywords, submit.dependencies) == ((1,), ("args",), 2)
+    submit = models.by_method["go_async"].keep_alive
+    assert submit is not None and (submit.arguments, submit.argument_keywords, submit.dependencies) == (
+        (1,),
+        ("args",),
+        2,
+    )
     assert "eat" in models.capsules.consumers
     assert models.release_methods["close"] == ("mine.open",)
     assert models.by_method["go_async"].effects == (fx.KeepAlive((1,), ("args",), 2),)  # methods by name

@@ -18,7 +18,6 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
 - `interop` (interop): DLPack capsules and the rest of the interop catalogue;
-- `asynchronous` (asynchronous): submissions still running;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;
 - `keyed` (keyed): handles kept in containers under a key.
@@ -252,17 +251,6 @@ class Interop(Protocol):
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
 
 
-class Asynchronous(Protocol):
-    """`asynchronous.AsyncEval`, as the other components see it."""
-
-    def async_call(
-        self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
-    ) -> tuple[bool, Val]: ...
-    def dies_in_flight(self, obj: Obj, hs: HState, node: cst.CSTNode, name: str | None, how: str) -> None: ...
-    def remade_in_flight(self, obj: Obj) -> None: ...
-    def frame_ends(self, node: cst.CSTNode, how: str = "returns") -> None: ...
-
-
 class Iteration(Protocol):
     """`iteration.IterationEval`, as the other components see it."""
 
@@ -311,7 +299,6 @@ class EvalShared(Protocol):
     memory: Memory
     arith: Arith
     interop: Interop
-    asynchronous: Asynchronous
     iteration: Iteration
     address_maps: AddressMaps
     keyed: Keyed

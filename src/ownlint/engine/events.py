@@ -267,19 +267,6 @@ class DanglingLink:
     returned: bool
 
 
-@dataclass(frozen=True, slots=True)
-class InFlightReleased:
-    """An owner dies (`how`: deleted, rebound, the function returns) while an
-    asynchronous submission that reads it may still run (`submitted`: where)."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    name: str | None
-    how: str
-    submitted: tuple[Step, ...]
-
-
 # -- generic events: what any rule family may follow (the Clang analyzer's
 # checkPostCall, checkBind, checkDeadSymbols, checkEndFunction, evalAssume) ---
 
@@ -431,7 +418,6 @@ class Checker:
     def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
     def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
     def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
-    def on_in_flight_released(self, e: InFlightReleased, out: Findings) -> None: ...
     def on_call_post(self, e: CallPost, out: Findings) -> None: ...
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
@@ -457,7 +443,6 @@ EVENTS = (
     "buffer_released",
     "return_mapping",
     "dangling_link",
-    "in_flight_released",
     "call_post",
     "bind",
     "escape",

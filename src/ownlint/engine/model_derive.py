@@ -2,8 +2,8 @@
 a `CallModel` per callee (its `creates`, `release`, `adopt`, `borrow`,
 `owner_kind`, `record`, `maps`, `address_map`, `unmap`, `status`,
 `status_index`), the entries matched by a method's name alone
-(`ModelSet.by_method`), and the tables read by name (`ModelSet.submits`,
-`release_methods`, `capsules.consumers`, `ended_by`).
+(`ModelSet.by_method`), and the tables read by name (`ModelSet.release_methods`,
+`capsules.consumers`, `ended_by`).
 
 Entries for one callee merge in load order: `creates` add up, and each field
 the evaluator reads once (a release, an adoption, a borrow, an owner kind, a
@@ -31,7 +31,6 @@ from ownlint.engine.model_types import (
     ModelSet,
     Ownership,
     Release,
-    Submit,
     Unmap,
 )
 
@@ -61,10 +60,6 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
     if type(first) is fx.KeepAlive:
         for fn in entry.functions:
             _add_method(models, fn, ModelEntry(ctx.model, effects), ctx)
-            dependencies = -1 if first.dependencies is None else first.dependencies
-            models.submits[fn] = Submit(
-                fn, first.arguments, first.argument_keywords, dependencies, first.dependency_keywords, ctx.model
-            )
         return
     if type(first) is fx.Consume:
         models.capsules.consumers.update(entry.functions)
@@ -97,6 +92,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
     owner_kind: str | None = None
     record = False
     status: fx.Status | None = None
+    keep_alive: fx.KeepAlive | None = None
     for e in entry.effects:
         match e:
             case fx.Create(kind, at, key, counted, released_by):
@@ -145,6 +141,8 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
                 unmap = Unmap(fn, address, name)
             case fx.Status():
                 status = e
+            case fx.KeepAlive():
+                keep_alive = e
             case _:  # ParentOf: recorded in `entries`, read by no rule yet
                 pass
     return CallModel(
@@ -159,6 +157,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
         unmap=unmap,
         status=status is not None,
         status_index=status.element if status is not None else None,
+        keep_alive=keep_alive,
         entries=(entry,),
     )
 
@@ -181,5 +180,6 @@ def merge(old: CallModel, update: CallModel) -> CallModel:
         unmap=update.unmap or old.unmap,
         status=update.status or old.status,
         status_index=status_index,
+        keep_alive=update.keep_alive or old.keep_alive,
         entries=old.entries + update.entries,
     )

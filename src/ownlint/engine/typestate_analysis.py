@@ -244,7 +244,7 @@ class FunctionAnalysis:
     def edge(self, e: Edge, states: StateSet) -> StateSet | None:
         if e.kind not in ("true", "false") or e.test is None:
             if (e.dst == self.cfg.exit or e.dst == self.cfg.raise_exit) and (
-                self.subscribers["frame_end"] or self.subscribers["death"] or (e.kind == "end" and self.models.submits)
+                self.subscribers["frame_end"] or self.subscribers["death"]
             ):
                 return StateSet.of([self.frame_end(e, st) for st in states])
             return states
@@ -293,8 +293,6 @@ class FunctionAnalysis:
         elif how == "end":
             node = self.at = self.last_statement(e.src)
         ev = self.evaluator_at(s, node)
-        if how == "end" and self.models.submits:
-            ev.asynchronous.frame_ends(node, "ends")  # owners in flight die with the frame (OWN404)
         event = FrameEnd(node, how)
         for handler in self.subscribers["frame_end"]:
             handler(event, ev)
@@ -401,8 +399,6 @@ class FunctionAnalysis:
             if value is not None:
                 ev.exprs.returned(value, node)
                 st.env[RETURN_KEY] = value
-            if self.models.submits:
-                ev.asynchronous.frame_ends(node)
         elif kind == "raise":
             assert type(node) is cst.Raise
             if node.exc is not None:

@@ -15,14 +15,12 @@ from types import MethodType
 import libcst as cst
 
 from ownlint.engine.address_maps import AddressMapEval
-from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import (
     AddressMaps,
     Adoption,
     Analysis,
     Arith,
-    Asynchronous,
     Calls,
     Exprs,
     Interop,
@@ -87,7 +85,6 @@ class Evaluator:
         self.memory: Memory = MemoryEval(self)
         self.arith: Arith = ArithEval(self)
         self.interop: Interop = InteropEval(self)
-        self.asynchronous: Asynchronous = AsyncEval(self)
         self.iteration: Iteration = IterationEval(self)
         self.address_maps: AddressMaps = AddressMapEval(self)
         self.keyed: Keyed = KeyedEval(self)

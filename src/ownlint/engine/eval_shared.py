@@ -288,6 +288,7 @@ class EvalShared(Protocol):
     call_args: tuple[tuple[cst.Arg, Val], ...]
     call_receiver: Val  # and the receiver of a method call (None: none, or not known)
     call_method: bool  # and whether it is a method of a value
+    call_callee: str  # and its qualified name ("?": unknown)
 
     names: Names
     exprs: Exprs

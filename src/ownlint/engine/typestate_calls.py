@@ -38,6 +38,7 @@ class CallEval:
             qualified = "?"  # a local (a parameter, a variable) shadows any import
         else:
             qualified = fa.names.qualify(node.func) or "?"
+        self.ev.call_callee = qualified
         models = self.models
         if qualified in models.out_parameter and node.args:
             arg = node.args[0].value

@@ -74,6 +74,7 @@ class Evaluator:
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
         self.call_receiver: Val = None
+        self.call_callee = "?"
         self.call_method = False
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
@@ -146,15 +147,11 @@ class Evaluator:
     def call_post(self, node: cst.Call, evaluate: ExprMethod) -> Val:
         """The call evaluated, then `CallPost` published with its arguments
         (as `expr_Call` evaluated them) and its value."""
-        outer = self.call_args, self.call_receiver, self.call_method
-        self.call_args, self.call_receiver, self.call_method = (), None, False
+        outer = self.call_callee, self.call_args, self.call_receiver, self.call_method
+        self.call_callee, self.call_args, self.call_receiver, self.call_method = "?", (), None, False
         result = evaluate(node)
-        args, receiver, method = self.call_args, self.call_receiver, self.call_method
-        self.call_args, self.call_receiver, self.call_method = outer
-        if type(node.func) is cst.Name and node.func.value in self.st.env:
-            callee = "?"
-        else:
-            callee = self.fa.names.qualify(node.func) or "?"
+        callee, args, receiver, method = self.call_callee, self.call_args, self.call_receiver, self.call_method
+        self.call_callee, self.call_args, self.call_receiver, self.call_method = outer
         model = self.models.call(callee) if callee != "?" else None
         if model is None and type(node.func) is cst.Attribute:
             model = self.models.method(node.func.attr.value)

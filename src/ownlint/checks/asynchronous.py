@@ -103,13 +103,14 @@ class AsyncChecker(Checker):
 
     def on_call_post(self, e: CallPost, out: Findings) -> None:
         if e.model is not None:
-            for effect in e.model.effects:
-                if type(effect) is KeepAlive:
-                    self._submit(e, effect, out)
-                elif type(effect) is Owner or type(effect) is Adopt:
-                    kind = effect.kind if isinstance(effect, Owner) else effect.owner_kind
-                    if isinstance(e.result, Obj) and kind in out.models.asynchronous.memory_owner_kinds:
-                        out.set_fact(e.result, MEMORY)
+            for entry in e.model.entries:
+                for effect in entry.effects:
+                    if type(effect) is KeepAlive:
+                        self._submit(e, effect, out)
+                    elif type(effect) is Owner or type(effect) is Adopt:
+                        kind = effect.kind if isinstance(effect, Owner) else effect.owner_kind
+                        if isinstance(e.result, Obj) and kind in out.models.asynchronous.memory_owner_kinds:
+                            out.set_fact(e.result, MEMORY)
         spec = out.models.asynchronous
         if e.method and type(e.node.func) is cst.Attribute:
             name = e.node.func.attr.value

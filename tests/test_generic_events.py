@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from checkers_events import recorder
+from checkers_events import reader, recorder
 
 from ownlint.engine.models import ModelSet, load_models
 from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
@@ -228,9 +228,23 @@ def test_a_call_carries_its_receiver_and_its_models_effects(models: ModelSet) ->
     )
     assert only("call", seen) == [
         "call pycuda.driver.mem_alloc args=1 result=value - Create",
-        "call buf.free args=0 result=none receiver -",  # effects of methods by name are not in `model` yet
+        "call buf.free args=0 result=none receiver ReleaseReceiver",  # a method's effects, matched by its name
         "call print args=1 result=none - -",
     ]
+
+
+def test_a_method_matched_by_name_carries_its_effects(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import dpctl
+
+        def f(q, k, buf, n):
+            ev = q.submit_async(k, [buf], [n])
+            ev.wait()
+        """,
+        models,
+    )
+    assert only("call", seen)[0] == "call q.submit_async args=3 result=value receiver KeepAlive"
 
 
 def test_a_handle_a_loop_makes_again_dies_when_its_name_takes_the_new_one(models: ModelSet) -> None:
@@ -382,3 +396,101 @@ def test_a_call_carries_the_effects_the_evaluator_leaves_to_the_checkers(models:
         ("checkers_events.recorder:Effects",),
     )
     assert seen == ["torch.from_dlpack: Consume; models known"]
+
+
+def read(source: str, models: ModelSet) -> list[str]:
+    """What checkers_events.reader saw analysing `source`."""
+    reader.SEEN.clear()
+    events(source, models, ("checkers_events.reader:Reader",))
+    return list(reader.SEEN)
+
+
+def test_a_checker_reads_the_models_makes_story_steps_and_lists_its_facts(models: ModelSet) -> None:
+    seen = read(
+        """
+        def f(p, q):
+            mark(p)
+            return 1
+        """,
+        models,
+    )
+    assert seen == [
+        "end: facts []",  # the module
+        "step marked here at mark(p) in Expr; models: True",
+        "return: facts ['marked as p']",
+    ]
+
+
+def test_an_object_dying_with_its_frame_says_how_the_frame_ended(models: ModelSet) -> None:
+    seen = read(
+        """
+        from cuda.bindings import driver
+
+        def returns():
+            err, p = driver.cuMemAlloc(8)
+            return 1
+
+        def ends():
+            err, p = driver.cuMemAlloc(8)
+
+        def raises():
+            err, p = driver.cuMemAlloc(8)
+            raise ValueError(p)
+        """,
+        models,
+    )
+    deaths = [s for s in seen if s.startswith("death p")]
+    assert deaths == [
+        "death p with the frame (return) at return 1",
+        "death p with the frame (end) at err, p = driver.cuMemAlloc(8)",
+        "death p with the frame (raise) at raises",
+    ]
+
+
+def test_a_call_says_whether_it_is_a_method_of_a_value(models: ModelSet) -> None:
+    reader.SEEN.clear()
+    events(
+        """
+        import os
+
+        def f(q):
+            q.wait()
+            os.wait()
+            g()
+        """,
+        models,
+        ("checkers_events.reader:Escapes",),
+    )
+    assert reader.SEEN == [
+        "call q.wait returns NoneType (a method)",
+        "call os.wait returns NoneType",
+        "call g returns NoneType",
+    ]
+
+
+def test_a_call_that_keeps_its_arguments_alive_returns_a_new_object_and_keeps_them_from_escaping(
+    models: ModelSet,
+) -> None:
+    """A `keep-alive` effect: the call reads the memory at its kept positions
+    until an event is waited, and keeps no reference to it (the memory's
+    owner must); its value is a new object, the event."""
+    reader.SEEN.clear()
+    events(
+        """
+        def f(q, k, buf, n):
+            ev = q.submit_async(k, [buf], [n])
+            ev2 = q.submit_async(k, [n], [n])
+        """,
+        models,
+        ("checkers_events.reader:Escapes",),
+    )
+    first = "ev = q.submit_async(k, [buf], [n])"
+    second = "ev2 = q.submit_async(k, [n], [n])"
+    assert reader.SEEN == [
+        f"escape Param(1) at {first}",  # the kernel and the ranges: given to unknown code
+        f"escape Param(3) at {first}",
+        "call q.submit_async returns Site (a method)",
+        f"escape Param(1) at {second}",
+        f"escape Param(3) at {second}",
+        "call q.submit_async returns Site (a method)",
+    ]

@@ -197,10 +197,16 @@ functions = ["lend"]
 effects = [{ borrow = "receiver", thread-safe = true }]
 """
     models = _load(tmp_path, text)
-    submit = models.submits["go_async"]
-    assert (submit.arguments, submit.argument_keywords, submit.dependencies) == ((1,), ("args",), 2)
+    submit = models.by_method["go_async"].keep_alive
+    assert submit is not None and (submit.arguments, submit.argument_keywords, submit.dependencies) == (
+        (1,),
+        ("args",),
+        2,
+    )
     assert models.published("eat").effects == (fx.Consume(0),)  # for the checkers: CallPost.model
     assert models.release_methods["close"] == ("mine.open",)
+    assert models.by_method["go_async"].effects == (fx.KeepAlive((1,), ("args",), 2),)  # methods by name
+    assert models.by_method["close"].effects == (fx.ReleaseReceiver(("mine.open",)),)
     opened = models.by_qualified["mine.open"]
     assert opened.effects == (fx.Create("file", fx.Result()), fx.ParentOf(fx.Result(), 0))
     assert [(c.out, c.result) for c in opened.creates] == [(None, 0)]

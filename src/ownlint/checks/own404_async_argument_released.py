@@ -80,8 +80,11 @@ def start(q, kernel, n):
 A memory object stored somewhere, or passed to a call that may keep it, is
 not known to die, so nothing is reported for it. Waits are not matched to
 their queue: any `wait()` on something that is not a known event counts as
-waiting every submission. An explicit free or close of memory in flight is
-not reported yet.
+waiting every submission. A submission is known by its call site: in a
+loop, waiting the latest event of a site counts as waiting the earlier ones.
+Memory made inside the submission's arguments and never bound to a name
+(`q.submit_async(k, [MemoryUSMDevice(n)], [n])`) is not followed. An
+explicit free or close of memory in flight is not reported yet.
 """,
     references="""
 dpctl: `SyclQueue.submit_async`, `memcpy_async`, `_submit_keep_args_alive`; SYCL 2020: event and queue

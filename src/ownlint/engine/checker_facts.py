@@ -10,12 +10,13 @@ each checker with that checker's `join_facts` (none: a fact the paths do not
 share is forgotten, which can only lose findings).
 
 `CheckerOut` is the `Findings` one checker sees: the evaluator's `report`,
-and the facts under that checker's key.
+the facts under that checker's key (one object's, or all the path's), the
+models and the story steps of the evaluator.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
@@ -93,6 +94,14 @@ class CheckerOut:
 
     def step(self, node: cst.CSTNode, label: str) -> Step:
         return self.to.step(node, label)
+
+    def facts(self) -> Iterator[tuple[Obj, Hashable]]:
+        key = self.key
+        for obj, hs in list(self.to.st.heap.items()):
+            if hs.facts:
+                fact = hs.fact(key)
+                if fact is not None:
+                    yield obj, fact
 
     @property
     def models(self) -> ModelSet:

@@ -18,7 +18,6 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
 - `interop` (interop): exports, context provenance, threads and host tasks;
-- `asynchronous` (asynchronous): submissions still running;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;
 - `keyed` (keyed): handles kept in containers under a key.
@@ -249,17 +248,6 @@ class Interop(Protocol):
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
 
 
-class Asynchronous(Protocol):
-    """`asynchronous.AsyncEval`, as the other components see it."""
-
-    def async_call(
-        self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
-    ) -> tuple[bool, Val]: ...
-    def dies_in_flight(self, obj: Obj, hs: HState, node: cst.CSTNode, name: str | None, how: str) -> None: ...
-    def remade_in_flight(self, obj: Obj) -> None: ...
-    def frame_ends(self, node: cst.CSTNode, how: str = "returns") -> None: ...
-
-
 class Iteration(Protocol):
     """`iteration.IterationEval`, as the other components see it."""
 
@@ -298,6 +286,7 @@ class EvalShared(Protocol):
     call_receiver: Val  # and the receiver of a method call (None: none, or not known)
     call_made: tuple[Obj, ...]  # and the handles its model's creations made
     call_method: bool  # and whether it calls a method (`x.m(...)`, `x` no module)
+    call_callee: str  # and its qualified name ("?": unknown)
     made_values: set[Obj]  # the call values checkers made objects of (`events.Findings.result_object`)
 
     names: Names
@@ -310,7 +299,6 @@ class EvalShared(Protocol):
     memory: Memory
     arith: Arith
     interop: Interop
-    asynchronous: Asynchronous
     iteration: Iteration
     address_maps: AddressMaps
     keyed: Keyed

@@ -23,7 +23,7 @@ event about it on that path is published.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -73,6 +73,9 @@ class Findings(Protocol):
     def fact_in(self, facts: tuple[tuple[str, Hashable], ...]) -> Hashable | None:
         """This checker's fact among the facts of several checkers (`Replayed.facts`), or None."""
 
+    def facts(self) -> Iterator[tuple[Obj, Hashable]]:
+        """The objects this checker recorded a fact of on this path, with the fact."""
+
     def result_object(self, node: cst.Call, label: str = "") -> Obj:
         """During `CallPost` of `node`: the call's value as a fresh object of
         the call site, nothing happened to it yet (its story: the step
@@ -82,7 +85,7 @@ class Findings(Protocol):
         names that held the previous one forget it."""
 
     def step(self, node: cst.CSTNode, label: str) -> Step:
-        """A step of a story at `node` in this file (for a finding's story, or a fact)."""
+        """A step of a finding's story: `label` at `node`, in the statement being run."""
 
     @property
     def models(self) -> ModelSet:
@@ -263,19 +266,6 @@ class DanglingLink:
     returned: bool
 
 
-@dataclass(frozen=True, slots=True)
-class InFlightReleased:
-    """An owner dies (`how`: deleted, rebound, the function returns) while an
-    asynchronous submission that reads it may still run (`submitted`: where)."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    name: str | None
-    how: str
-    submitted: tuple[Step, ...]
-
-
 # -- generic events: what any rule family may follow (the Clang analyzer's
 # checkPostCall, checkBind, checkDeadSymbols, checkEndFunction, evalAssume) ---
 
@@ -287,9 +277,11 @@ class CallPost:
     `result` its value, `receiver` the value of `x` in `x.m(...)` (None: no
     receiver, or nothing known of it), `model` what the models say of the
     callee (its `effects`, those the evaluator applies and those it leaves to
-    checkers; None: nothing), `made` the handles those effects made (at its
-    value, a tuple element, an out-parameter's variable), in the order made,
-    `method` whether it calls a method of a receiver."""
+    checkers; for `x.m(...)` that no entry names by its callee, the entries
+    naming the method `m` alone; None: nothing), `made` the handles those
+    effects made (at its value, a tuple element, an out-parameter's
+    variable), in the order made, `method` whether it is `x.m(...)` with `x`
+    a value (a module's function is none)."""
 
     node: cst.Call
     callee: str
@@ -328,14 +320,16 @@ class Death:
     """The last local reference to `obj` goes away at `node` (`cause`: "deleted",
     "rebound", "frame end"; `name`: the name that held it). A loop that makes
     a handle again rebinds the name that held the previous one: "rebound".
-    Whether something out of sight still holds it is the checker's to know
-    (`Escape`)."""
+    With the frame, `frame` says how it ended (`FrameEnd.how`: "return",
+    "end", "raise"). Whether something out of sight still holds it is the
+    checker's to know (`Escape`)."""
 
     obj: Obj
     state: HState
     node: cst.CSTNode
     cause: str
     name: str | None
+    frame: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,7 +436,6 @@ class Checker:
     def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
     def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
     def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
-    def on_in_flight_released(self, e: InFlightReleased, out: Findings) -> None: ...
     def on_call_post(self, e: CallPost, out: Findings) -> None: ...
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
@@ -468,7 +461,6 @@ EVENTS = (
     "buffer_released",
     "return_mapping",
     "dangling_link",
-    "in_flight_released",
     "call_post",
     "bind",
     "escape",

@@ -112,10 +112,6 @@ def _rewrite_state(hs: HState, om: ObjMap, fm: FormMap) -> HState:
         addr, size = rewrite(m.address, om, fm), rewrite(m.size, om, fm)
         if (addr, size) != (m.address, m.size):
             changes["mapping"] = Mapping(addr, size, m.read_only_flag, m.address_checked, m.size_checked)
-    for name in ("inflight", "after"):
-        objs: frozenset[Obj] = getattr(hs, name)
-        if objs:
-            changes[name] = frozenset(o for o in (om(x) for x in objs) if isinstance(o, Obj))
     return hs.but(**changes) if changes else hs
 
 
@@ -211,7 +207,7 @@ class IterationEval:
         for o, other in st.heap.items():
             if o is obj:
                 continue
-            if other.owner is obj or obj in other.inflight or obj in other.after:
+            if other.owner is obj:
                 return True
             m = other.mapping
             if m is not None and other.kind != FREED:

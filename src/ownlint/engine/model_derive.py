@@ -1,8 +1,9 @@
 """From a model entry's effects (engine/effects.py) to what the evaluator reads:
 a `CallModel` per callee (its `creates`, `release`, `adopt`, `borrow`,
 `owner_kind`, `record`, `maps`, `address_map`, `unmap`, `status`,
-`status_index`), and the tables read by name (`ModelSet.submits`,
-`release_methods`, `observed` (effects only checkers apply), `ended_by`).
+`status_index`), the entries matched by a method's name alone
+(`ModelSet.by_method`), and the tables read by name (`ModelSet.release_methods`,
+`observed` (effects only checkers apply), `ended_by`).
 
 Entries for one callee merge in load order: `creates` add up, and each field
 the evaluator reads once (a release, an adoption, a borrow, an owner kind, a
@@ -30,7 +31,6 @@ from ownlint.engine.model_types import (
     ModelSet,
     Ownership,
     Release,
-    Submit,
     Unmap,
 )
 
@@ -55,13 +55,11 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
     if type(first) is fx.ReleaseReceiver:
         for m in entry.methods:
             models.release_methods[m] = models.release_methods.get(m, ()) + first.of
+            _add_method(models, m, ModelEntry(ctx.model, effects), ctx)
         return
     if type(first) is fx.KeepAlive:
         for fn in entry.functions:
-            dependencies = -1 if first.dependencies is None else first.dependencies
-            models.submits[fn] = Submit(
-                fn, first.arguments, first.argument_keywords, dependencies, first.dependency_keywords, ctx.model
-            )
+            _add_method(models, fn, ModelEntry(ctx.model, effects), ctx)
         return
     if type(first) is fx.Consume:
         for fn in entry.functions:
@@ -80,6 +78,13 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
         table[fn] = update if old is None else merge(old, update)
 
 
+def _add_method(models: ModelSet, name: str, record: ModelEntry, ctx: FileContext) -> None:
+    """An entry matched by a method's name alone (`ModelSet.by_method`)."""
+    update = call_model(name, record, ctx)
+    old = models.by_method.get(name)
+    models.by_method[name] = update if old is None else merge(old, update)
+
+
 def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
     """What one entry says about the callee `fn`, in the evaluator's fields."""
     name = ctx.model
@@ -88,6 +93,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
     owner_kind: str | None = None
     record = False
     status: fx.Status | None = None
+    keep_alive: fx.KeepAlive | None = None
     for e in entry.effects:
         match e:
             case fx.Create(kind, at, key, counted, released_by):
@@ -136,6 +142,8 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
                 unmap = Unmap(fn, address, name)
             case fx.Status():
                 status = e
+            case fx.KeepAlive():
+                keep_alive = e
             case _:  # ParentOf: recorded in `entries`, read by no rule yet
                 pass
     return CallModel(
@@ -150,6 +158,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
         unmap=unmap,
         status=status is not None,
         status_index=status.element if status is not None else None,
+        keep_alive=keep_alive,
         entries=(entry,),
     )
 
@@ -172,5 +181,6 @@ def merge(old: CallModel, update: CallModel) -> CallModel:
         unmap=update.unmap or old.unmap,
         status=update.status or old.status,
         status_index=status_index,
+        keep_alive=update.keep_alive or old.keep_alive,
         entries=old.entries + update.entries,
     )

@@ -138,19 +138,6 @@ class BorrowAttribute:
     owner_kinds: tuple[str, ...]  # only on owners of these kinds (empty: any tracked owner)
 
 
-@dataclass(frozen=True, slots=True)
-class Submit:
-    """An asynchronous submission (`q.submit_async(kernel, args, ...)`): it returns
-    an event at once, and the memory in its argument positions must outlive it."""
-
-    function: str
-    arguments: tuple[int, ...]  # positional indexes holding memory (a list or tuple there: its elements)
-    argument_keywords: tuple[str, ...]
-    dependencies: int  # positional index of the events it waits for (-1: none)
-    dependency_keywords: tuple[str, ...]
-    model: str
-
-
 @dataclass(slots=True)
 class AsyncModel:
     """What ends an asynchronous submission's hold on its arguments (`[async]`)."""
@@ -255,6 +242,7 @@ class CallModel:
     # the whole result, or element `status_index` of the tuple it returns
     status: bool = False
     status_index: int | None = None
+    keep_alive: fx.KeepAlive | None = None  # it reads these arguments until an event is waited
     entries: tuple[ModelEntry, ...] = ()
 
     @property
@@ -270,9 +258,11 @@ class ModelSet:
     files: list[Path] = field(default_factory=list)
     by_last_name: dict[str, CallModel] = field(default_factory=dict)
     by_qualified: dict[str, CallModel] = field(default_factory=dict)
+    # what the models say of a method by its name alone, whatever the receiver
+    # (`q.submit_async(...)`, `buf.free()`): the entries the tables below derive from
+    by_method: dict[str, CallModel] = field(default_factory=dict)
     out_parameter: set[str] = field(default_factory=set)
     borrow_attributes: dict[str, BorrowAttribute] = field(default_factory=dict)  # by attribute name
-    submits: dict[str, Submit] = field(default_factory=dict)  # by method name
     asynchronous: AsyncModel = field(default_factory=AsyncModel)
     derive: set[str] = field(default_factory=set)
     derive_attributes: set[str] = field(default_factory=set)
@@ -330,6 +320,11 @@ class ModelSet:
             return hit
         return self.by_last_name.get(qualified.rpartition(".")[2])
 
+    def method(self, name: str) -> CallModel | None:
+        """What the models say about a method called `name` whatever its receiver
+        (an entry matched by the method's name alone), if anything."""
+        return self.by_method.get(name)
+
     def reference_of(self, qualified: str) -> str | None:
         """Where the API of the callee `qualified` is specified, if its model says so."""
         return next((self.references[n] for n in self._models_of(qualified) if n in self.references), None)
@@ -372,7 +367,12 @@ class ModelSet:
 
     def trigger_words(self) -> set[str]:
         """Names whose absence from a file's text proves no model applies there."""
-        return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified} | set(self.submits)
+        return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified} | self.keep_alive_methods()
+
+    def keep_alive_methods(self) -> set[str]:
+        """The methods matched by name alone that keep their arguments alive:
+        modelled calls on their own (a release method needs its creator)."""
+        return {m for m, cm in self.by_method.items() if cm.keep_alive is not None}
 
     def qualified_roots(self) -> dict[str, set[str]]:
         """For each last name of a qualified model name (`empty` of `dpnp.empty`),

@@ -40,7 +40,6 @@ from ownlint.engine.model_types import (
     ModelSet,
     Ownership,
     Release,
-    Submit,
     ThreadModel,
 )
 from ownlint.engine.name_pattern import NamePattern, PatternError
@@ -281,7 +280,6 @@ __all__ = [
     "ModelWarning",
     "Ownership",
     "Release",
-    "Submit",
     "ThreadModel",
     "builtin_model_dir",
     "load_model_files",

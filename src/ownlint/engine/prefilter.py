@@ -60,7 +60,7 @@ def root_conditions(models: ModelSet) -> dict[str, frozenset[str]]:
     file must also name for it to count: without them the standard library's
     `empty`, `full` and `free` selected almost every file."""
     caps = models.capsules
-    plain = set(models.by_last_name) | set(models.submits)
+    plain = set(models.by_last_name) | models.keep_alive_methods()
     plain |= (
         caps.producer_methods
         | caps.producer_functions

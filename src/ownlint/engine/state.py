@@ -67,11 +67,6 @@ class HState:
     escaped: bool = False  # an owner some reference outside the locals may hold
     mapping: MemMapping | None = None  # an external memory mapping: see memory.py
     prov: str = ""  # "explicit": made on an explicitly created context (what exports must not take)
-    # an owner in flight: the asynchronous submissions (their event objects) that
-    # may still read it, none of them known to be waited (asynchronous.py)
-    inflight: frozenset[Obj] = frozenset()
-    # an event object of a submission: the events it waited for (waiting it waits them)
-    after: frozenset[Obj] = frozenset()
     # a release registered to run when an object dies: "finalizer", or the
     # attribute (env key) a `__del__` frees; an explicit release of the handle
     # is then a second one (objects.py)
@@ -94,8 +89,6 @@ class HState:
             "escaped": self.escaped,
             "mapping": self.mapping,
             "prov": self.prov,
-            "inflight": self.inflight,
-            "after": self.after,
             "at_death": self.at_death,
             "facts": self.facts,
         }
@@ -130,8 +123,6 @@ class HState:
             self.escaped,
             self.mapping,
             self.prov,
-            self.inflight,
-            self.after,
             self.at_death,
             self.facts,
         )
@@ -150,8 +141,6 @@ class HState:
             self.escaped,
             self.mapping,
             self.prov,
-            self.inflight,
-            self.after,
             self.at_death,
             self.facts,
         )

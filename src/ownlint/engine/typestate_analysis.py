@@ -18,7 +18,7 @@ from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine.state import PathState, Step
+from ownlint.engine.state import HState, PathState, Step
 from ownlint.engine.stateset import MAX_PATHS, StateSet
 from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
@@ -254,7 +254,7 @@ class FunctionAnalysis:
     def edge(self, e: Edge, states: StateSet) -> StateSet | None:
         if e.kind not in ("true", "false") or e.test is None:
             if (e.dst == self.cfg.exit or e.dst == self.cfg.raise_exit) and (
-                self.subscribers["frame_end"] or self.subscribers["death"] or (e.kind == "end" and self.models.submits)
+                self.subscribers["frame_end"] or self.subscribers["death"]
             ):
                 return StateSet.of([self.frame_end(e, st) for st in states])
             return states
@@ -293,9 +293,12 @@ class FunctionAnalysis:
         """`st` after the checkers saw `FrameEnd` and the `Death` of each
         object that only locals held (a function's: a module's or a class
         body's names outlive their code)."""
+        how = "raise" if e.dst == self.cfg.raise_exit else "end" if e.kind == "end" else "return"
+        dying = self.dying(st, how) if self.subscribers["death"] else []
+        if not dying and not self.subscribers["frame_end"]:
+            return st  # nothing to tell: the state goes on as it is
         s = st.copy()
         node: cst.CSTNode = self.cfg.node
-        how = "raise" if e.dst == self.cfg.raise_exit else "end" if e.kind == "end" else "return"
         self.at = node
         if how == "return":
             ret = next((el for el in reversed(self.cfg.blocks[e.src].elems) if el.kind == "return"), None)
@@ -304,25 +307,37 @@ class FunctionAnalysis:
         elif how == "end":
             node = self.at = self.last_statement(e.src)
         ev = self.evaluator_at(s, node)
-        if how == "end" and self.models.submits:
-            ev.asynchronous.frame_ends(node, "ends")  # owners in flight die with the frame (OWN404)
         event = FrameEnd(node, how)
         for handler in self.subscribers["frame_end"]:
             handler(event, ev)
         deaths = self.subscribers["death"]
-        # a module's and a class body's names live on after their code ends
-        if deaths and type(self.cfg.node) is not cst.Module and type(self.cfg.node) is not cst.ClassDef:
-            env = s.env
-            kept = set(objects_in(env.get(RETURN_KEY))) if how == "return" else set()
-            for obj, hs in list(s.heap.items()):
-                holders = [k for k in env.holders.get(obj, ()) if obj in objects_in(env[k])]
-                if obj.on_entry or obj in kept or not holders or any("." in k for k in holders):
-                    continue
-                name = min((k for k in holders if k != RETURN_KEY), default=None)
-                death = Death(obj, hs, node, "frame end", name)
-                for handler in deaths:
-                    handler(death, ev)
+        for obj, hs, name in dying:
+            death = Death(obj, hs, node, "frame end", name, how)
+            for handler in deaths:
+                handler(death, ev)
         return s
+
+    def dying(self, st: PathState, how: str) -> list[tuple[Obj, HState, str | None]]:
+        """The objects of `st` that only locals hold, which die as the frame
+        ends (`how`), each with its state and the first name holding it; none
+        in a module's or a class body's code, whose names live on after it."""
+        if type(self.cfg.node) is cst.Module or type(self.cfg.node) is cst.ClassDef:
+            return []
+        env = st.env
+        holders_of = env.holders
+        kept = set(objects_in(env.get(RETURN_KEY))) if how == "return" else set()
+        out = []
+        for obj, hs in st.heap.items():
+            if obj.on_entry or obj in kept:
+                continue
+            names = holders_of.get(obj)
+            if not names:
+                continue
+            holders = [k for k in names if obj in objects_in(env[k])]
+            if not holders or any("." in k for k in holders):
+                continue
+            out.append((obj, hs, min((k for k in holders if k != RETURN_KEY), default=None)))
+        return out
 
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None:
         key: str | None = None
@@ -416,8 +431,6 @@ class FunctionAnalysis:
             if value is not None:
                 ev.exprs.returned(value, node)
                 st.env[RETURN_KEY] = value
-            if self.models.submits:
-                ev.asynchronous.frame_ends(node)
         elif kind == "raise":
             assert type(node) is cst.Raise
             if node.exc is not None:

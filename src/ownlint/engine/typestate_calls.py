@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine import status
+from ownlint.engine.effects import KeepAlive
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Release, Use
 from ownlint.engine.models import Create
@@ -37,6 +38,7 @@ class CallEval:
             qualified = "?"  # a local (a parameter, a variable) shadows any import
         else:
             qualified = fa.names.qualify(node.func) or "?"
+        self.ev.call_callee = qualified
         models = self.models
         if qualified in models.out_parameter and node.args:
             arg = node.args[0].value
@@ -81,10 +83,11 @@ class CallEval:
         handled, value = self.ev.memory.memory_call(node, qualified, receiver, args)
         if handled:
             return value
-        if self.models.submits:
-            handled, value = self.ev.asynchronous.async_call(node, qualified, receiver, args, method)
-            if handled:
-                return value
+        if method and models.by_method:
+            assert type(node.func) is cst.Attribute
+            by_name = models.method(node.func.attr.value)
+            if by_name is not None and by_name.keep_alive is not None:
+                return self.keep_alive(node, by_name.keep_alive, args)
         handled, value = self.ev.interop.interop_call(node, qualified, receiver, args, method)
         if handled:
             return value
@@ -191,6 +194,26 @@ class CallEval:
             outcome = status.made(node, before, self.ev.st) if before is not None else None
             result = status.result(outcome, model.status_index, returned)
         return self.ev.interop.provenance(node, qualified, args, result)
+
+    def keep_alive(self, node: cst.Call, keep: KeepAlive, args: list[tuple[cst.Arg, Val]]) -> Val:
+        """A call that reads the arguments `keep` names until an event is
+        waited (`keep-alive`): it uses every argument and keeps no reference to
+        those (whoever owns them must keep them alive), so they do not escape;
+        the rest do. Its value is a new object (the event)."""
+        position = 0
+        for a, v in args:
+            if a.keyword is None and not a.star:
+                kept = position in keep.arguments
+                position += 1
+            else:
+                kept = a.keyword is not None and a.keyword.value in keep.argument_keywords
+            self.use(v, node, a.value)
+            if not kept:
+                self.ev.names.escape(v)
+        obj = self.fa.site_object(node, "result")
+        self.ev.names.forget(obj)
+        self.ev.st.heap[obj] = LIVE_STATE
+        return obj
 
     def before_status(
         self,

@@ -15,14 +15,12 @@ from types import MethodType
 import libcst as cst
 
 from ownlint.engine.address_maps import AddressMapEval
-from ownlint.engine.asynchronous import AsyncEval
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import (
     AddressMaps,
     Adoption,
     Analysis,
     Arith,
-    Asynchronous,
     Calls,
     Exprs,
     Interop,
@@ -76,6 +74,7 @@ class Evaluator:
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
         self.call_receiver: Val = None
+        self.call_callee = "?"
         self.call_made: tuple[Obj, ...] = ()
         self.call_method = False
         self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
@@ -90,7 +89,6 @@ class Evaluator:
         self.memory: Memory = MemoryEval(self)
         self.arith: Arith = ArithEval(self)
         self.interop: Interop = InteropEval(self)
-        self.asynchronous: Asynchronous = AsyncEval(self)
         self.iteration: Iteration = IterationEval(self)
         self.address_maps: AddressMaps = AddressMapEval(self)
         self.keyed: Keyed = KeyedEval(self)
@@ -126,6 +124,10 @@ class Evaluator:
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
             self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=self.fa.at))
 
+    def step(self, node: cst.CSTNode, label: str) -> Step:
+        """A step of a story: `label` at `node`, in the statement being run."""
+        return self.fa.step_of(node, label)
+
     def _with_reference(self, node: cst.CSTNode, story: tuple[Step, ...], facts: Facts) -> Facts:
         """`facts` and where the API of the call involved is specified, and the page
         documenting it: the finding's call, else the latest call of the story in
@@ -148,19 +150,24 @@ class Evaluator:
     def call_post(self, node: cst.Call, evaluate: ExprMethod) -> Val:
         """The call evaluated, then `CallPost` published with its arguments
         (as `expr_Call` evaluated them) and its value."""
-        outer = self.call_args, self.call_receiver, self.call_made, self.call_method
-        self.call_args, self.call_receiver, self.call_made, self.call_method = (), None, (), False
+        outer = self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_method
+        self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_method = (
+            "?",
+            (),
+            None,
+            (),
+            False,
+        )
         result = evaluate(node)
-        args, receiver, made, method = self.call_args, self.call_receiver, self.call_made, self.call_method
-        self.call_args, self.call_receiver, self.call_made, self.call_method = outer
+        callee, args, receiver = self.call_callee, self.call_args, self.call_receiver
+        made, method = self.call_made, self.call_method
+        self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_method = outer
         handlers = self.on["call_post"]
         if not handlers:
             return result
-        if type(node.func) is cst.Name and node.func.value in self.st.env:
-            callee = "?"
-        else:
-            callee = self.fa.names.qualify(node.func) or "?"
         model = self.models.published(callee) if callee != "?" else None
+        if model is None and type(node.func) is cst.Attribute:
+            model = self.models.method(node.func.attr.value)
         event = CallPost(node, callee, args, result, receiver, model, made, method)
         outer_result, self.made = self.made, None
         for handler in handlers:
@@ -179,9 +186,6 @@ class Evaluator:
             self.made = obj
             self.made_values.add(obj)
         return obj
-
-    def step(self, node: cst.CSTNode, label: str) -> Step:
-        return self.fa.step_of(node, label)
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:

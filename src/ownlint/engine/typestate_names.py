@@ -69,7 +69,6 @@ class NamesEval:
                 if parse_tag(hs.tag) is not None:
                     self.ev.memory.release_buffer(obj, self.ev.site, how, name.strip("`"))
                 else:
-                    self.ev.asynchronous.dies_in_flight(obj, hs, self.ev.site, name.strip("`"), how)
                     self.ev.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.ev.site, f"{name} dies here"))
 
     def escape(self, value: Val) -> None:
@@ -201,10 +200,8 @@ class NamesEval:
     def forget(self, obj: Obj) -> None:
         """Recency: a site makes `obj` again, so names holding the old one forget it."""
         st = self.ev.st
-        if obj in st.heap:
-            self.ev.asynchronous.remade_in_flight(obj)
-            if self.ev.iteration.keep_previous(obj):
-                return
+        if obj in st.heap and self.ev.iteration.keep_previous(obj):
+            return
         st.heap.pop(obj, None)
         env = st.env
         for k in env.holders.get(obj, ()):  # only the names that may hold it (store.py)

@@ -90,8 +90,8 @@ class Borrow:
     lives: the owner is argument `owner` in the function form (None: no
     function form), and with `method` the receiver of `owner.f()`
     ("tracked": only an owner ownlint tracks; "any": any receiver; "none":
-    not as a method). `unsupported` owner kinds must not lend (OWN401);
-    `thread_safe`: the handle may go to another thread (no OWN403)."""
+    not as a method). `unsupported` owner kinds must not lend at all;
+    `thread_safe`: the handle may be used from any thread."""
 
     owner: int | None
     method: Literal["none", "tracked", "any"] = "none"
@@ -106,7 +106,7 @@ class Adopt:
     it as the call's ownership argument says (the file's `[ownership]`
     spellings), or as `fixed` says whatever the call passes ("keep",
     "transfer"; "": from the call). The rest are the inputs the API's
-    specification rules out (OWN602)."""
+    specification rules out (empty lists, forbidden properties, host memory)."""
 
     handle: int
     owner_kind: str = "owner"

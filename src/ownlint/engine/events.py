@@ -148,7 +148,7 @@ class Return:
 
 @dataclass(frozen=True, slots=True)
 class Export:
-    """`obj` is exported (to DLPack) at `node`."""
+    """`obj` is exported (a model's export: its memory handed to another library) at `node`."""
 
     obj: Obj
     state: HState
@@ -179,7 +179,7 @@ class Store:
 
 @dataclass(frozen=True, slots=True)
 class BorrowFrom:
-    """A handle is borrowed from an owner (`get_native(q)`) whose typestate is `owner`."""
+    """A handle is borrowed from an owner (a model's borrow, `lend(q)`) whose typestate is `owner`."""
 
     owner: HState
     borrow: Borrow
@@ -192,7 +192,7 @@ class BorrowFrom:
 
 @dataclass(frozen=True, slots=True)
 class AdoptCall:
-    """A call adopts a native handle (`make_queue(h, ...)`): its model, its
+    """A call adopts a native handle (`make_owner(h, ...)`): its model, its
     arguments, and whether the handle is host memory."""
 
     adopt: Adopt

@@ -4,15 +4,15 @@ the interop checker's own facts: checks/interop.py). It publishes events
 (events.py) for the checkers; it decides no rule.
 
 - `HState.prov == "explicit"` marks what was made on an explicitly created
-  context; it flows through the carrier keywords (`sycl_queue=`, `buffer=`
-  ...) and slices into arrays; exporting an object is `Export`.
+  context; it flows through the carrier keywords a model lists (`queue=`,
+  `buffer=` ...) and slices into arrays; exporting an object is `Export`.
 - A value given to another thread is `ToThread`; one stored where it
   outlives the function is `Store`.
-- The pointer from a native-memory method (`get_native_mem`) is tagged
+- The pointer from a model's native-memory method is tagged
   "native-mem".
 
 Known limits:
-- A host task is the function that calls `get_native_mem`; a helper it calls
+- A host task is the function that calls a native-memory method; a helper it calls
   with the pointer is not followed.
 - A property list built by a call other than a literal is seen through only
   when one of its arguments names a forbidden property.

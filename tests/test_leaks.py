@@ -178,3 +178,16 @@ def f(n):
 """
     )
     assert leaks(source, models) == [9]
+
+
+def test_no_leak_is_reported_where_paths_were_merged_past_the_budget(models: ModelSet) -> None:
+    """tests/data/leaks/paths_merged_past_the_budget.py (a reduction of
+    cuda-python's test_cufile.py, a false OWN205 once): a merge past the
+    path budget forgot the list holding the handle; the function gets its
+    budget note and no leak (it is no fixture: fixtures have no budget note)."""
+    from pathlib import Path
+
+    source = (Path(__file__).parent / "data" / "leaks" / "paths_merged_past_the_budget.py").read_text(encoding="utf-8")
+    (report,) = analyze_project([SourceFile("m.py", source)], models, EngineOptions(checkers=CHECKERS))
+    assert [e.kind for e in report.errors] == ["budget"]
+    assert [d.code for d in report.diagnostics] == []

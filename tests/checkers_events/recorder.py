@@ -152,3 +152,10 @@ class Effects(Checker):
     def on_call_post(self, e: CallPost, out: Findings) -> None:
         effects = ",".join(type(x).__name__ for x in e.model.effects) if e.model is not None else "-"
         SEEN.append(f"{e.callee}: {effects}; models {'known' if out.models is not None else '-'}")
+
+
+class Merged(Checker):
+    """Records, at each frame end, whether the paths reaching it were merged past the budget."""
+
+    def on_frame_end(self, e: FrameEnd, out: Findings) -> None:
+        SEEN.append(f"{e.how} merged={out.merged}")

@@ -98,6 +98,8 @@ class LeakChecker(Checker):
         out.set_fact(e.obj, None)
 
     def on_death(self, e: Death, out: Findings) -> None:
+        if out.merged:
+            return  # paths merged past the budget may have forgotten the name or container holding it
         fact = out.fact(e.obj)
         if type(fact) is not Held or e.state.kind != LIVE or type(e.node) is cst.FunctionDef:
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves

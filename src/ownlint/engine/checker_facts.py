@@ -41,6 +41,8 @@ class Reporter(Protocol):
 
     def result_object(self, node: cst.Call, label: str = "") -> Obj: ...
     def step(self, node: cst.CSTNode, label: str) -> Step: ...
+    @property
+    def merged(self) -> bool: ...
 
     def report(
         self,
@@ -94,6 +96,10 @@ class CheckerOut:
 
     def step(self, node: cst.CSTNode, label: str) -> Step:
         return self.to.step(node, label)
+
+    @property
+    def merged(self) -> bool:
+        return self.to.merged
 
     def facts(self) -> Iterator[tuple[Obj, Hashable]]:
         key = self.key

@@ -75,6 +75,7 @@ class Analysis(Protocol):
     at: cst.CSTNode | None
     steps: int
     step_limit: int
+    merged: bool
     forks: int
     FORK_BUDGET: int
 

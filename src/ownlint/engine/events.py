@@ -91,6 +91,13 @@ class Findings(Protocol):
     def models(self) -> ModelSet:
         """The models in use (what each rule family reads of its own sections)."""
 
+    @property
+    def merged(self) -> bool:
+        """Whether the paths reaching this point were merged past the path
+        budget (the function gets a budget note): names and facts one of
+        them had may be forgotten here, so what the path no longer shows
+        proves nothing (a handle no name holds any more may still be held)."""
+
 
 # -- events about one tracked object -------------------------------------------
 

@@ -72,6 +72,9 @@ class FunctionAnalysis:
         self.at: cst.CSTNode | None = None  # the statement of the element being run
         self.solution: Solution[StateSet] | None = None
         self.budget_note = ""
+        # whether the paths reaching the block being run were merged past the
+        # path budget (stateset.py), forgetting names and facts
+        self.merged = False
         self.steps = 0
 
     # -- driver ------------------------------------------------------------
@@ -207,13 +210,14 @@ class FunctionAnalysis:
         return sum(1 for _ in walk(self.cfg.node)) + len(self.params)
 
     def transfer(self, block: Block, states: StateSet) -> StateSet:
+        self.merged = states.widened
         current = list(states)
         for elem in block.elems:
             nxt: list[PathState] = []
             for st in current:
                 nxt.extend(self.step(elem, st))
             current = nxt
-        return StateSet.of([s.collected() for s in current])
+        return _carrying(StateSet.of([s.collected() for s in current]), states)
 
     def step(self, elem: Elem, st: PathState) -> list[PathState]:
         """Run one element from `st`; several results when a call forks."""
@@ -256,7 +260,7 @@ class FunctionAnalysis:
             if (e.dst == self.cfg.exit or e.dst == self.cfg.raise_exit) and (
                 self.subscribers["frame_end"] or self.subscribers["death"]
             ):
-                return StateSet.of([self.frame_end(e, st) for st in states])
+                return _carrying(StateSet.of([self.frame_end(e, st) for st in states]), states)
             return states
         want = e.kind == "true"
         kept = []
@@ -267,7 +271,7 @@ class FunctionAnalysis:
                 s = equalities.assume(e.test, want, s)  # a status compared with constants is a local too
             if s is not None:
                 kept.append(self.assumed(e, want, s) if assumes else s)
-        return StateSet.of(kept) if kept else None
+        return _carrying(StateSet.of(kept), states) if kept else None
 
     # -- generic events at edges: a test assumed, the frame's end ---------------
     def assumed(self, e: Edge, want: bool, st: PathState) -> PathState:
@@ -479,6 +483,14 @@ class FunctionAnalysis:
 
     def step_of(self, node: cst.CSTNode, label: str) -> Step:
         return Step(self.unit.index, node, label, self.at)
+
+
+def _carrying(out: StateSet, came: StateSet) -> StateSet:
+    """`out`, made from the states `came`, marked merged where `came` was:
+    what a merge forgot stays forgotten downstream."""
+    if came.widened:
+        out.widened = True
+    return out
 
 
 _NO_CHOICES: dict[cst.CSTNode, int] = {}  # never written: a fork copies the choices it extends

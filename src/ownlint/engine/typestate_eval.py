@@ -124,6 +124,11 @@ class Evaluator:
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
             self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=self.fa.at))
 
+    @property
+    def merged(self) -> bool:
+        """Whether the paths reaching this point were merged past the path budget."""
+        return self.fa.merged
+
     def step(self, node: cst.CSTNode, label: str) -> Step:
         """A step of a story: `label` at `node`, in the statement being run."""
         return self.fa.step_of(node, label)

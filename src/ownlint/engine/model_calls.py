@@ -135,11 +135,17 @@ def _borrow(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
 
 
 def _adopt(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    return adopt_effect(r, r.get("adopt", int, required=True))
+
+
+def adopt_effect(r: TableReader, handle: int) -> fx.Adopt:
+    """An `adopt` of the handle at `handle`, the rest of its keys read from `r`
+    (the same in a `[[call]]` effect and an old `[[adopt]]` table)."""
     fixed = r.get("ownership", str, "")
     if fixed not in ("", "keep", "transfer"):
         r.fail("ownership", "must be 'keep' or 'transfer'")
     return fx.Adopt(
-        r.get("adopt", int, required=True),
+        handle,
         owner_kind=r.get("owner-kind", str, "owner"),
         fixed=fixed,
         non_empty_keywords=tuple(r.get("non-empty-keywords", list, [])),

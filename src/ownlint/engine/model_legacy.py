@@ -13,7 +13,7 @@ file returns a status: element `[model] status` of a tuple, or (without
 from __future__ import annotations
 
 from ownlint.engine import effects as fx
-from ownlint.engine.model_calls import Entry, check_entry, tables
+from ownlint.engine.model_calls import Entry, adopt_effect, check_entry, tables
 from ownlint.engine.model_reader import TableReader
 
 SECTIONS = ("create", "release", "adopt", "borrow", "submit", "owner", "map", "unmap")
@@ -70,21 +70,9 @@ def read_legacy_owned(top: TableReader, has_ownership: bool) -> list[Entry]:
     for i, raw in enumerate(tables(top, "adopt")):
         r = TableReader(top.path, f"[[adopt]][{i}]", raw)
         fns = r.get("functions", list, required=True)
-        fixed = r.get("ownership", str, "")
-        if fixed not in ("", "keep", "transfer"):
-            r.fail("ownership", "must be 'keep' or 'transfer'")
-        adopt = fx.Adopt(
-            r.get("handle", int, 0),
-            owner_kind=r.get("owner-kind", str, "owner"),
-            fixed=fixed,
-            non_empty_keywords=tuple(r.get("non-empty-keywords", list, [])),
-            empty_constructor_suffixes=tuple(r.get("empty-constructor-suffixes", list, [])),
-            property_keywords=tuple(r.get("property-keywords", list, [])),
-            forbidden_properties=tuple(r.get("forbidden-properties", list, [])),
-            native_memory_only=r.get("native-memory-only", bool, False),
-        )
+        adopt = adopt_effect(r, r.get("handle", int, 0))
         r.done()
-        if not has_ownership and not fixed:
+        if not has_ownership and not adopt.fixed:
             r.fail("", "an [[adopt]] needs an [ownership] table in the same file, or a fixed `ownership`")
         entries.append(Entry(r.where, tuple(fns), (), (adopt,)))
     for i, raw in enumerate(tables(top, "borrow")):

@@ -150,15 +150,13 @@ def f():
 """
 
 
-def test_a_pointer_borrowed_from_a_numba_array_handed_to_a_thread_speaks_of_the_array() -> None:
+def test_a_device_pointer_borrowed_from_a_numba_array_may_go_to_a_thread() -> None:
+    """A CUDA device pointer is valid in every thread of the process: the
+    numba model's borrow is thread-safe, so this is no OWN403 (it was one,
+    worded for SYCL, before the model said so). How OWN403 words an owner of
+    another stack: the next test."""
     result = api.check_source(NUMBA_POINTER_TO_A_THREAD, "m.py", default_config())
-    [finding] = [d for d in result.findings if d.code == "OWN403"]
-    assert finding.message == (
-        "a native handle is owned by the numba device array and is passed to `threading.Thread`, "
-        "whose thread its model does not let it reach"
-    )
-    assert finding.help == "pass the numba device array itself, or serialize every use of the handle in one thread"
-    assert_no_sycl_words(finding)
+    assert [d.code for d in result.findings] == []
 
 
 def test_a_handle_of_a_model_of_ones_own_handed_to_a_thread_speaks_of_its_owner(

@@ -148,9 +148,10 @@ def _load_file(path: Path, models: ModelSet) -> None:
         attrs = r.get("attributes", list, required=True)
         steps = r.get("path", "path", [])
         kinds = tuple(r.get("owner-kinds", list, []))
+        thread_safe = r.get("thread-safe", bool, False)
         r.done()
         for attr in attrs:
-            b = Borrow(attr, -1, "tracked", (), ownership.guard_modules, name)
+            b = Borrow(attr, -1, "tracked", (), ownership.guard_modules, name, thread_safe)
             models.borrow_attributes[attr] = BorrowAttribute(b, tuple(steps), kinds)
     mem_raw = top.get("memory", dict)
     if mem_raw is not None:

@@ -169,8 +169,30 @@ class ObjectsEval:
         entry (a `Field` named `<parameter>.<attr>`); otherwise unknown."""
         if type(obj) is not Instance or obj.number >= 0 or obj.key in self.ev.st.env:  # built here, forgotten
             return None
+        if obj.entry:  # what `self.<entry>` held on entry: its attributes are fields of `self`
+            value = self.ev.st.env[f"{obj.key}.{attr}"] = self.fa.field_object(f"{obj.entry}.{attr}")
+            return value
         value = self.ev.st.env[f"{obj.key}.{attr}"] = Field.of(f"{self.fa.params[-1 - obj.number]}.{attr}")
         return value
+
+    def attribute_key(self, prefix: str, attr: str) -> str | None:
+        """The env key of the callee's `self.<attr>` seen from a caller whose
+        object is `prefix` (`attr` may be `inner.x`: an attribute of the object
+        in the caller's `<prefix>.inner`); None where that object is not
+        known to be one of a project class."""
+        head, dot, rest = attr.partition(".")
+        if not dot:
+            return f"{prefix}.{attr}"
+        env = self.ev.st.env
+        key = f"{prefix}.{head}"
+        if key not in env:
+            if prefix != self.fa.self_name:
+                return None
+            env[key] = self.fa.entry_attribute(head)
+        inner = env[key]
+        if type(inner) is not Instance:
+            return None
+        return f"{inner.key}.{rest}"
 
     def replay_objects(
         self,
@@ -205,5 +227,7 @@ class ObjectsEval:
         env = self.ev.st.env
         if obj.number < 0:
             env[obj.key] = None
+        conds = self.ev.st.conds
         for key in [k for k in env if k.startswith(prefix)]:
             self.spared(key, env.pop(key))
+            conds.pop(key, None)

@@ -5,6 +5,7 @@ names that calls can reach."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import cast
 
 import libcst as cst
@@ -12,7 +13,7 @@ import libcst as cst
 from ownlint.engine.cfg import CFG, CallRaises
 from ownlint.engine.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
 from ownlint.engine.typestate import literal
-from ownlint.engine.walk import LEAVES, children, compound_children, holds_statements, is_statement
+from ownlint.engine.walk import SIMPLE_LINES, LEAVES, children, compound_children, holds_statements, is_statement, statements
 
 
 @dataclass(slots=True)
@@ -26,6 +27,9 @@ class Scope:
     class_qualified: str | None = None  # for methods: `mod.Class`
     defaults: tuple[tuple[int, object], ...] = ()
     generator: bool = False  # a call only makes a generator: no effect at the call site
+    # for a class body a call can reach: the class, qualified (`mod.Class`), and its bases as written
+    defines: str = ""
+    bases: tuple[cst.BaseExpression, ...] = ()
 
 
 def _params(p: cst.Parameters) -> list[str]:
@@ -82,7 +86,8 @@ def collect_scopes(
                 else (f"{outer}.{node.name.value}" if outer else node.name.value)
             )
             if isinstance(node, cst.ClassDef):
-                scopes.append(Scope(build_class_cfg(node, call_raises), [], None, ""))
+                bases = tuple(a.value for a in node.bases if a.keyword is None and not a.star)
+                scopes.append(Scope(build_class_cfg(node, call_raises), [], None, "", defines=q or "", bases=bases))
                 inner_kind, inner_q, inner_function = "class", q, None
             else:
                 params = _params(node.params)
@@ -132,3 +137,56 @@ def _lambdas_and_yields(
             continue
         if kind not in leaves:
             stack.extend(reversed(children(current)))
+
+
+def assignments(function: cst.CSTNode, self_name: str) -> Iterator[tuple[str, cst.Call | None | bool]]:
+    """Each assignment of an attribute of `self_name` in `function` (not in
+    the functions and classes it holds): (the attribute, what it assigns: the
+    call when it is one, None for the literal None, False for anything else:
+    another value, a target it is unpacked into, `del`, an augmented
+    assignment, a `for` or `with` target)."""
+    for stmt in statements(function, into_scopes=False):
+        kind = type(stmt)
+        if kind in SIMPLE_LINES:
+            for small in cast(cst.SimpleStatementLine, stmt).body:
+                yield from _assigned(small, self_name)
+        elif kind is cst.For:
+            yield from _targets(cast(cst.For, stmt).target, self_name, False)
+        elif kind is cst.With:
+            for item in cast(cst.With, stmt).items:
+                if item.asname is not None:
+                    yield from _targets(item.asname.name, self_name, False)
+
+
+def _assigned(small: cst.BaseSmallStatement, self_name: str) -> Iterator[tuple[str, cst.Call | None | bool]]:
+    kind = type(small)
+    if kind is cst.Assign:
+        assign = cast(cst.Assign, small)
+        value = assign.value
+        what: cst.Call | None | bool = (
+            value if type(value) is cst.Call else None if type(value) is cst.Name and value.value == "None" else False
+        )
+        for t in assign.targets:
+            yield from _targets(t.target, self_name, what)
+    elif kind is cst.AnnAssign:
+        ann = cast(cst.AnnAssign, small)
+        if ann.value is not None:
+            value = ann.value
+            what = value if type(value) is cst.Call else None if type(value) is cst.Name and value.value == "None" else False
+            yield from _targets(ann.target, self_name, what)
+    elif kind is cst.AugAssign:
+        yield from _targets(cast(cst.AugAssign, small).target, self_name, False)
+    elif kind is cst.Del:
+        yield from _targets(cast(cst.Del, small).target, self_name, False)
+
+
+def _targets(
+    target: cst.BaseExpression, self_name: str, what: cst.Call | None | bool
+) -> Iterator[tuple[str, cst.Call | None | bool]]:
+    if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
+        yield target.attr.value, what
+    elif type(target) is cst.Tuple or type(target) is cst.List:
+        for el in target.elements:
+            yield from _targets(el.value, self_name, False)
+    elif type(target) is cst.StarredElement:
+        yield from _targets(target.value, self_name, False)

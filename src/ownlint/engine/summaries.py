@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ownlint.engine import linear
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
-from ownlint.engine.values import Addr, Field, Instance, Lent, Lin, Obj, Param, Seq, Val
+from ownlint.engine.values import Addr, Const, Field, Instance, Lent, Lin, Obj, Param, Seq, Val
 
 if TYPE_CHECKING:
     from ownlint.engine.model_types import Borrow
@@ -96,6 +96,23 @@ class Lend:
     borrow: Borrow
 
 
+@dataclass(frozen=True, slots=True)
+class NewInstance:
+    """An object of a project class the callee built (`self.prior =
+    Pipeline(...)`, `return Pipeline(...)`): the caller gets an object of
+    that class, with the attributes the callee left in it."""
+
+    cls: str
+    attrs: tuple[tuple[str, ValueDesc], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A constant the callee left (`self.owns = False`)."""
+
+    value: Const
+
+
 # Whom a handle the callee transferred, kept or borrowed belongs to afterwards
 # (None, or `Alive()`: an owner the caller cannot see, which may be alive)
 
@@ -119,7 +136,7 @@ class Alive:
     """An owner the caller cannot see: it may be alive."""
 
 
-ValueDesc = None | FromParam | FromField | Fresh | Derived | InField | Lend
+ValueDesc = None | FromParam | FromField | Fresh | Derived | InField | Lend | NewInstance | Known
 OwnerDesc = None | Returned | FromParam | Dead | Alive
 
 
@@ -134,6 +151,8 @@ class Outcome:
     # followed to the exit (never forgotten, no attribute rebound): parameter
     # index -> buf.x (as read on entry) -> its final typestate
     param_fields: tuple[tuple[int, tuple[tuple[str, HState, OwnerDesc], ...]], ...] = ()
+    # self.x (or self.x.y) as read on entry -> assumed truthiness (`if self.owns:`)
+    field_conds: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +169,19 @@ EMPTY_OUTCOME = Outcome((), (), (), (), None)
 
 
 def describe_value(
-    v: Val, st: PathState, fields: dict[str, Obj], nparams: int, left: dict[Obj, str] | None = None
+    v: Val, st: PathState, fields: dict[str, Obj], nparams: int, left: dict[Obj, str] | None = None, depth: int = 0
 ) -> ValueDesc:
     """`left`: the objects the callee leaves in its `self.x` (object -> x)."""
+    if type(v) is Const:
+        return Known(v)
+    if type(v) is Instance and v.number >= 0:
+        if depth >= MAX_DEPTH:
+            return None
+        prefix = f"{v.key}."
+        attrs = sorted((k[len(prefix) :], x) for k, x in st.env.items() if k.startswith(prefix))
+        return NewInstance(
+            v.cls, tuple((a, describe_value(x, st, fields, nparams, left, depth + 1)) for a, x in attrs if "." not in a)
+        )
     if isinstance(v, Obj):
         if type(v) is Param and v.index < nparams:
             return FromParam(v.index)
@@ -198,6 +227,10 @@ def describe_owner(
     return Alive()
 
 
+# how deep objects built inside objects are handed back (`NewInstance`)
+MAX_DEPTH = 2
+
+
 def _is_param(symbol: str, nparams: int) -> bool:
     index = Param.index_of(symbol)
     return index is not None and index < nparams
@@ -225,12 +258,49 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
     if self_name is not None:
         prefix = f"{self_name}."
         attrs = sorted((key[len(prefix) :], v) for key, v in st.env.items() if key.startswith(prefix))
+        # the object a `self.x` held on entry (`FunctionAnalysis.entry_attribute`) is not
+        # rebound; what the callee left in its attributes is, as `x.y`
+        for attr, v in list(attrs):
+            if type(v) is Instance and v.entry == attr:
+                attrs.remove((attr, v))
+                inner = f"{v.key}."
+                attrs += sorted((f"{attr}.{k[len(inner) :]}", x) for k, x in st.env.items() if k.startswith(inner))
         left = {v: attr for attr, v in attrs if isinstance(v, Obj) and fields.get(attr) is not v}
         for attr, v in attrs:
             if fields.get(attr) is not v:
                 rebinds.append((attr, describe_value(v, st, fields, n, left)))
     ret = describe_value(ret_value, st, fields, n)
-    return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner))
+    return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st, fields, self_name))
+
+
+def _field_conds(st: PathState, fields: dict[str, Obj], self_name: str | None) -> tuple[tuple[str, bool], ...]:
+    """What the path assumed of the truthiness of `self.x` (and of `self.x.y`,
+    where `self.x` held an object of a project class on entry) while it
+    still held its value on entry (a rebinding drops the assumption: a later
+    one is of the new value)."""
+    if self_name is None or not st.conds:
+        return ()
+    env = st.env
+    out = []
+    for key, truth in st.conds.items():
+        head, dot, rest = key.rpartition(">.") if key[:1] == "<" else key.partition(".")
+        if not dot:
+            continue
+        if head == self_name:
+            attr = rest
+        elif key[:1] == "<":
+            head += ">"
+            holder = env.get(head[1:-1])  # `<self.prior>`: what `self.prior` held on entry
+            if type(holder) is not Instance or holder.key != head:
+                continue
+            attr = f"{holder.entry}.{rest}"
+        else:
+            continue
+        if "." in rest or " " in rest:
+            continue
+        if key not in env or env[key] is fields.get(attr):
+            out.append((attr, truth))
+    return tuple(sorted(out))
 
 
 def _param_fields(

@@ -5,7 +5,7 @@ call has several outcomes), the conditions assumed on edges, and reporting.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import cast
 
 import libcst as cst
@@ -30,6 +30,7 @@ from ownlint.engine.typestate_base import (
     _declared_outer,
     _Fork,
     literal,
+    target_key,
 )
 from ownlint.engine.typestate_eval import Evaluator
 from ownlint.engine.values import Const, Field, Instance, Obj, Param, Site, Status, Val, objects_in
@@ -55,6 +56,8 @@ class FunctionAnalysis:
         self.name = name
         self.resolver = resolver
         self.fields: dict[str, Obj] = {}  # self.x read before any write -> its object
+        # the attributes of `self` that hold an object of one project class (whole_program.py)
+        self.field_classes: Callable[[], Mapping[str, str]] = _no_field_classes
         self.evaluator: Evaluator | None = None  # made at the first element run, then pointed at each (Evaluator.begin)
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
@@ -185,6 +188,21 @@ class FunctionAnalysis:
         obj = self.fields.get(attr)
         if obj is None:
             obj = self.fields[attr] = Field.of(attr)
+        return obj
+
+    def entry_attribute(self, attr: str) -> Obj:
+        """What `self.<attr>` holds on entry: an object of the project class
+        every assignment of the attribute in the class builds (`field_classes`),
+        whose own attributes are followed as fields `<attr>.<x>`; otherwise the
+        field's object."""
+        cls = self.field_classes().get(attr) if self.self_name is not None else None
+        if cls is None:
+            return self.field_object(attr)
+        key = (id(self.cfg), "field", attr)
+        obj = self.sites.get(key)
+        if type(obj) is not Instance:
+            obj = self.sites[key] = Instance(-1_000_000 - len(self.sites), cls, attr)
+            obj.key = f"<{self.self_name}.{attr}>"
         return obj
 
     @property
@@ -356,6 +374,13 @@ class FunctionAnalysis:
             if type(val) is Const:
                 return st if bool(val.value) == want else None
             key = test.value
+        elif type(test) is cst.Attribute:
+            # `if self.owns:`, `if obj.flag:`: an attribute the path may test again, or a callee
+            # may (summaries.py, `field_conds`)
+            key = target_key(test, self.self_name, st.env)
+            val = st.env.get(key) if key is not None else None
+            if type(val) is Const:
+                return st if bool(val.value) == want else None
         elif (
             type(test) is cst.Comparison
             and len(test.comparisons) == 1
@@ -463,9 +488,10 @@ class FunctionAnalysis:
             obj = self.sites[key] = Site(len(self.sites))
         return obj
 
-    def instance_object(self, node: cst.CSTNode, cls: str) -> Instance:
-        """The object of class `cls` that `node` builds (the same one each time the path passes it)."""
-        key = (id(node), "instance", cls)
+    def instance_object(self, node: cst.CSTNode, cls: str, which: str = "") -> Instance:
+        """The object of class `cls` that `node` builds (the same one each time
+        the path passes it); `which`: one of several a call hands back."""
+        key = (id(node), "instance", f"{cls} {which}" if which else cls)
         obj = self.sites.get(key)
         if type(obj) is not Instance:
             obj = self.sites[key] = Instance(len(self.sites), cls)
@@ -507,3 +533,7 @@ def _is_none(st: PathState, val: Val) -> bool | None:
         if hs is not None and hs.mapping is not None:
             return False
     return None
+
+
+def _no_field_classes() -> Mapping[str, str]:
+    return {}

@@ -52,6 +52,8 @@ class CallEval:
             receiver = self.ev.expr(node.func.value)  # the receiver is evaluated, not used
             receiver_store = node.func.attr.value in models.store_methods
             on_self = type(node.func.value) is cst.Name and node.func.value.value == fa.self_name
+            if _is_super(node.func.value) and fa.self_name is not None:
+                on_self, receiver = True, self.ev.st.env.get(fa.self_name)  # `super().m()`: `m` on `self`
             if type(receiver) is Sym:
                 method = False  # `ll.lend(...)`: a module's function, not a method
         elif type(node.func) is not cst.Name:
@@ -345,3 +347,8 @@ class CallEval:
 def _with_facts(hs: HState, now: HState | None) -> HState:
     """`hs`, read before an event, with the facts checkers recorded during it."""
     return hs if now is None or now.facts is hs.facts else hs.but(facts=now.facts)
+
+
+def _is_super(node: cst.BaseExpression) -> bool:
+    """`super()`, as a method's bases are reached."""
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "super" and not node.args

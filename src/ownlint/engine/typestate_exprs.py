@@ -49,7 +49,7 @@ class ExprEval:
                     return self.ev.objects.on_entry_attribute(
                         self.ev.st.env.get(source_of(node.value)), node.attr.value
                     )
-                self.ev.st.env[key] = self.fa.field_object(node.attr.value)
+                self.ev.st.env[key] = self.fa.entry_attribute(node.attr.value)
             return self.ev.st.env[key]
         head = node.value
         while type(head) is cst.Attribute:

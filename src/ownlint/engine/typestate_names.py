@@ -95,7 +95,7 @@ class NamesEval:
                 # an unknown value is still one value: freeing it twice is a double free
                 value = self.fa.site_object(target, "unknown")
                 self.forget(value)
-            if "." in key:
+            if "." in key and type(value) is not Instance:  # an object of a project class is followed there
                 self.escape(value)  # `self.x` outlives the method
                 self.ev.interop.escapes_task(self.ev.site, value, "attribute")
             elif key in self.fa.outer_names:

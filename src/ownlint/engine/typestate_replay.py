@@ -17,6 +17,8 @@ from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     Dead,
     Derived,
+    Known,
+    NewInstance,
     Fresh,
     FromField,
     FromParam,
@@ -55,7 +57,8 @@ class ReplayEval:
         order; the callee's `self.x` is the caller's `<fields_at>.x` (by default
         its own `self.x`, for `self.m()`)."""
         bound = self.bind_arguments(summary, receiver, args)
-        outcomes = [o for o in summary.outcomes if self.consistent(o, summary, bound)]
+        prefix = fields_at if fields_at is not None else self.fa.self_name if receiver is not None else None
+        outcomes = [o for o in summary.outcomes if self.consistent(o, summary, bound, prefix)]
         if not summary.outcomes:
             raise _Dead()  # the callee never returns normally
         if not outcomes:
@@ -73,7 +76,11 @@ class ReplayEval:
             expr = bound.get(i, (None, None))[0]
             if type(expr) is cst.Name:
                 self.ev.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
-        prefix = fields_at if fields_at is not None else self.fa.self_name if receiver is not None else None
+        if prefix is not None:
+            for attr, truth in outcome.field_conds:
+                key = self.ev.objects.attribute_key(prefix, attr)
+                if key is not None and type(self.ev.st.env.get(key)) is not Const:
+                    self.ev.st.conds.setdefault(key, truth)
         ret = self.materialize(outcome.ret, bound, node, summary, "return", prefix)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
@@ -81,15 +88,25 @@ class ReplayEval:
             self.replay(effect, owner, value, ret, bound, node, spelled, summary, f"parameter {i}")
         self.ev.objects.replay_objects(outcome, bound, ret, node, summary)
         if prefix is not None:
+            env = self.ev.st.env
             for attr, effect, owner in outcome.fields:
-                key = f"{prefix}.{attr}"
-                if key not in self.ev.st.env:
-                    if fields_at is None:
-                        self.ev.st.env[key] = self.fa.field_object(attr)
-                    elif self.ev.objects.on_entry_attribute(receiver, attr) is None:
-                        continue  # an attribute of a project object that nothing known set
-                spelled = key if fields_at is None else f"{_receiver(node, summary)}.{attr}"
-                self.replay(effect, owner, self.ev.st.env[key], ret, bound, node, spelled, summary, f"field {attr}")
+                head, dot, rest = attr.partition(".")
+                if dot:  # an attribute of the object in the callee's `self.<head>`
+                    found = self.ev.objects.attribute_key(prefix, attr)
+                    if found is None:
+                        continue
+                    key = found
+                    if key not in env and self.ev.objects.on_entry_attribute(env[f"{prefix}.{head}"], rest) is None:
+                        continue
+                else:
+                    key = f"{prefix}.{attr}"
+                    if key not in env:
+                        if fields_at is None:
+                            env[key] = self.fa.field_object(attr)
+                        elif self.ev.objects.on_entry_attribute(receiver, attr) is None:
+                            continue  # an attribute of a project object that nothing known set
+                spelled = f"{prefix}.{attr}" if fields_at is None else f"{_receiver(node, summary)}.{attr}"
+                self.replay(effect, owner, env[key], ret, bound, node, spelled, summary, f"field {attr}")
             # every attribute the callee read is its value on entry: materialize all, then bind;
             # an address inside a buffer the callee left in an attribute comes last
             values = [
@@ -98,7 +115,9 @@ class ReplayEval:
                 if type(desc) is not InField
             ]
             for attr, value in values:
-                self.ev.names.bind(f"{prefix}.{attr}", value)
+                target = self.ev.objects.attribute_key(prefix, attr)
+                if target is not None:
+                    self.ev.names.bind(target, value)
             for attr, desc in outcome.rebinds:
                 if type(desc) is InField:
                     buf = self.ev.st.env.get(f"{prefix}.{desc.name}")
@@ -129,16 +148,33 @@ class ReplayEval:
         return bound
 
     def consistent(
-        self, outcome: Outcome, summary: Summary, bound: dict[int, tuple[cst.BaseExpression | None, Val]]
+        self,
+        outcome: Outcome,
+        summary: Summary,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        prefix: str | None,
     ) -> bool:
-        """Whether the caller's knowledge allows the callee's assumptions."""
+        """Whether the caller's knowledge allows the callee's assumptions (of its
+        parameters, and of its `self.x` seen as the caller's `<prefix>.x`)."""
+        conds = self.ev.st.conds
         for i, truth in outcome.conds:
             expr, value = bound.get(i, (None, None))
             if type(value) is Const:
                 if bool(value.value) != truth:
                     return False
-            elif type(expr) is cst.Name and expr.value in self.ev.st.conds:
-                if self.ev.st.conds[expr.value] != truth:
+            elif type(expr) is cst.Name and expr.value in conds:
+                if conds[expr.value] != truth:
+                    return False
+        if prefix is not None:
+            for attr, truth in outcome.field_conds:
+                key = self.ev.objects.attribute_key(prefix, attr)
+                if key is None:
+                    continue
+                value = self.ev.st.env.get(key)
+                if type(value) is Const:
+                    if bool(value.value) != truth:
+                        return False
+                elif conds.get(key, truth) != truth:
                     return False
         return True
 
@@ -243,6 +279,15 @@ class ReplayEval:
             owner = self.materialize(desc.source, bound, node, summary, which, prefix)
             spelled = f"{_spelled(desc.source, bound, node, summary)}` inside `{summary.name}"
             return self.ev.adoption.lend(desc.borrow, owner, node, spelled)
+        if type(desc) is Known:
+            return desc.value
+        if type(desc) is NewInstance:
+            obj = self.fa.instance_object(node, desc.cls, which)
+            self.ev.objects.forget_fields(obj)  # made again: the last one's attributes are not this one's
+            for attr, inner in desc.attrs:
+                value = self.materialize(inner, bound, node, summary, f"{which}.{attr}", prefix)
+                self.ev.names.bind(f"{obj.key}.{attr}", value)
+            return obj
         if type(desc) is Fresh:
             hs = desc.state
             obj = self.fa.site_object(node, "returned", which)

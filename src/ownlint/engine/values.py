@@ -123,12 +123,15 @@ class Instance(Site):
     a parameter annotated with one: its attributes are the env keys
     `<key>.<attr>` (objects.py)."""
 
-    __slots__ = ("cls", "key")
+    __slots__ = ("cls", "entry", "key")
 
-    def __init__(self, number: int, cls: str) -> None:
+    def __init__(self, number: int, cls: str, entry: str = "") -> None:
         super().__init__(number)
         self.cls = cls  # the class, qualified as its construction spelled it
         self.key = f"<{cls.rpartition('.')[2]}@{number}>"
+        # for the object a method's `self.<entry>` holds on entry (`field_instance`):
+        # its attributes read on entry are the fields `<entry>.<attr>`
+        self.entry = entry
 
     def __repr__(self) -> str:
         return f"Instance({self.number}, {self.cls!r})"

@@ -16,7 +16,7 @@ from ownlint.engine.cfg_builder import build_module_cfg
 from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
-from ownlint.engine.scopes import Scope, collect_scopes
+from ownlint.engine.scopes import Scope, assignments, collect_scopes
 from ownlint.engine.sources import EngineOptions
 from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit
@@ -79,6 +79,11 @@ class Project:
         self.functions: dict[str, tuple[Unit, Scope]] = {}
         self.by_last_name: dict[str, list[str]] = {}
         self.by_suffix: dict[str, str | None] = {}  # `_target`'s match of a dotted callee by suffix, once each
+        # the project's classes (`mod.Class`) and their bases, qualified as the class's module spells them
+        self.classes: dict[str, tuple[str, ...]] = {}
+        self.inherited: dict[str, str | None] = {}  # `_inherited`'s answers, once each
+        self.methods: dict[str, list[tuple[Unit, Scope]]] = {}  # class -> its methods
+        self.attribute_classes: dict[str, dict[str, str]] = {}  # `field_classes`' answers, once each
         self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
         self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
         self.summaries: dict[str, Summary] = {}
@@ -142,6 +147,10 @@ class Project:
         self.scopes[unit.index] = scopes
         self.scope_index.update((id(sc), i) for i, sc in enumerate(scopes))
         for sc in scopes:
+            if sc.defines and sc.defines not in self.classes:
+                self.classes[sc.defines] = tuple(q for b in sc.bases if (q := names.qualify(b)) and q[0] != "?")
+            if sc.class_qualified and sc.self_name is not None:
+                self.methods.setdefault(sc.class_qualified, []).append((unit, sc))
             if sc.qualified and sc.qualified not in self.functions:
                 self.functions[sc.qualified] = (unit, sc)
                 self.by_last_name.setdefault(sc.qualified.rpartition(".")[2], []).append(sc.qualified)
@@ -242,6 +251,9 @@ class Project:
         fa = FunctionAnalysis(
             unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve, self.options.checkers
         )
+        if scope.class_qualified and scope.self_name is not None:
+            owner = scope.class_qualified
+            fa.field_classes = lambda: self.field_classes(owner)
         fa.interop_modules = self.options.interop_modules
         fa.page_size = self.options.page_size
         return fa
@@ -302,20 +314,98 @@ class Project:
     def _target(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> str | None:
         """The function of the checked tree that `call` reaches, if any."""
         target: str | None = None
-        if on_self and scope.class_qualified and type(call.func) is cst.Attribute:
-            candidate = f"{scope.class_qualified}.{call.func.attr.value}"
-            target = candidate if candidate in self.functions else None
+        if qualified.startswith("super().") and scope.class_qualified:
+            # `super().m(...)` in a method: `m` of the first base (in order) that has it
+            method = qualified[len("super().") :]
+            for base in self.classes.get(scope.class_qualified, ()):
+                target = self._inherited(f"{base}.{method}")
+                if target is not None:
+                    break
+        elif on_self and scope.class_qualified and type(call.func) is cst.Attribute:
+            target = self._inherited(f"{scope.class_qualified}.{call.func.attr.value}")
         elif qualified in self.functions:
             target = qualified
         elif "." in qualified and not qualified.startswith(("?", "self.")):
-            # the checked tree's root may differ from the import root: match by suffix (a common
-            # last name has many candidates, and the same call is evaluated on every path)
-            if qualified not in self.by_suffix:
-                candidates = self.by_last_name.get(qualified.rpartition(".")[2], ())
-                ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
-                self.by_suffix[qualified] = ends[0] if len(ends) == 1 else None
-            target = self.by_suffix[qualified]
+            target = self._by_suffix(qualified, self.by_last_name)
+            if target is None:
+                target = self._inherited(qualified)
         return target
+
+    def _by_suffix(self, qualified: str, by_last_name: dict[str, list[str]]) -> str | None:
+        """The one function of the checked tree whose qualified name ends like
+        `qualified` or that `qualified` ends with: the checked tree's root may
+        differ from the import root (a common last name has many candidates,
+        and the same call is evaluated on every path: answered once each)."""
+        if qualified not in self.by_suffix:
+            candidates = by_last_name.get(qualified.rpartition(".")[2], ())
+            ends = [q for q in candidates if q.endswith("." + qualified) or qualified.endswith("." + q)]
+            self.by_suffix[qualified] = ends[0] if len(ends) == 1 else None
+        return self.by_suffix[qualified]
+
+    def _inherited(self, qualified: str) -> str | None:
+        """`Class.method` where `Class` is one of the project's classes: the
+        method it defines, or the one it inherits (its bases searched depth
+        first, left to right: Python's order wherever no two bases share a
+        base of their own). None where the class or the method is unknown."""
+        if qualified in self.inherited:
+            return self.inherited[qualified]
+        self.inherited[qualified] = None  # a cycle of bases ends here
+        cls, _, method = qualified.rpartition(".")
+        found: str | None = None
+        known = cls if cls in self.classes else self._class(cls)
+        if known is not None:
+            if f"{known}.{method}" in self.functions:
+                found = f"{known}.{method}"
+            else:
+                for base in self.classes[known]:
+                    found = self._inherited(f"{base}.{method}")
+                    if found is not None:
+                        break
+        self.inherited[qualified] = found
+        return found
+
+    def field_classes(self, cls: str) -> dict[str, str]:
+        """The attributes of `cls`'s objects known to hold an object of one
+        project class: every assignment of `self.<attr>` in the methods of
+        `cls` and of its bases builds that class (`self.prior =
+        Pipeline(...)`) or is None, and at least one builds it. An attribute
+        also assigned anything else, unpacked into, deleted or augmented is
+        not one of them. Assignments from outside the class
+        (`demo.prior = other`) are not seen."""
+        done = self.attribute_classes.get(cls)
+        if done is not None:
+            return done
+        self.attribute_classes[cls] = {}  # a cycle of bases ends here
+        seen: dict[str, str | None] = {}
+        for unit, scope in self.methods.get(cls, ()):
+            assert scope.self_name is not None
+            for attr, what in assignments(scope.cfg.node, scope.self_name):
+                if what is None:  # `self.x = None`
+                    seen.setdefault(attr, "")
+                    continue
+                known = None
+                if type(what) is cst.Call:
+                    qualified = unit.names.qualify(what.func)
+                    known = self._class(qualified) if qualified is not None else None
+                before = seen.get(attr, "")
+                seen[attr] = known if known is not None and before in ("", known) else None
+        out = {attr: c for attr, c in seen.items() if c}
+        for base in self.classes.get(cls, ()):
+            known = base if base in self.classes else self._class(base)
+            if known is not None:
+                for attr, c in self.field_classes(known).items():
+                    if attr not in seen:
+                        out[attr] = c
+        self.attribute_classes[cls] = out
+        return out
+
+    def _class(self, spelled: str) -> str | None:
+        """The project class `spelled` names, matched by suffix as functions are."""
+        if not spelled or spelled[0] == "?":
+            return None
+        last = spelled.rpartition(".")[2]
+        ends = [q for q in self.classes if q.rpartition(".")[2] == last and (q.endswith("." + spelled) or spelled.endswith("." + q) or q == spelled)]
+        return ends[0] if len(ends) == 1 else None
 
 
 def _ready(summary: Summary) -> Callable[[], Summary]:

@@ -400,11 +400,17 @@ class Project:
         return out
 
     def _class(self, spelled: str) -> str | None:
-        """The project class `spelled` names, matched by suffix as functions are."""
+        """The project class `spelled` names: matched by suffix as functions
+        are, or else the one class of that name in a module below the package
+        `spelled` names (`pipeline.Pipeline` for `pipeline/pipeline_base.py`'s
+        class, which the package's `__init__` re-exports)."""
         if not spelled or spelled[0] == "?":
             return None
-        last = spelled.rpartition(".")[2]
-        ends = [q for q in self.classes if q.rpartition(".")[2] == last and (q.endswith("." + spelled) or spelled.endswith("." + q) or q == spelled)]
+        package, _, last = spelled.rpartition(".")
+        same = [q for q in self.classes if q.rpartition(".")[2] == last]
+        ends = [q for q in same if q == spelled or q.endswith("." + spelled) or spelled.endswith("." + q)]
+        if not ends and package:
+            ends = [q for q in same if q.startswith(package + ".") or f".{package}." in q]
         return ends[0] if len(ends) == 1 else None
 
 

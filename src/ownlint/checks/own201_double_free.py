@@ -89,17 +89,24 @@ def release(p):
     ),
     known_limits="""
 A release through a handle stored in an object's attribute is followed inside
-one method (and the `self.method()` calls it makes), and on an object of a
-project class built in the function (`x = C(...)`, `with C(...) as x`) or
-a parameter annotated with one (`def finish(buf: C)`, the class resolved
-through the module's imports): `C.__init__`, the methods called on `x`,
-`__enter__` and `__exit__` act on `x`'s attributes, and a helper's effects
-on its annotated parameter's attributes are replayed on its caller's object.
-Not yet: an annotation that is a string, a union or a generic; inherited
-methods and classes whose name is not capitalised (nothing is known of such
-an object); an object passed to a call that does not annotate it with its
-class, or stored somewhere, is no longer followed, nor one whose attribute
-the helper rebinds.
+one method (and the `self.method()` and `super().method()` calls it makes),
+and on an object of a project class built in the function (`x = C(...)`,
+`with C(...) as x`), a parameter annotated with one (`def finish(buf: C)`,
+the class resolved through the module's imports), an object a callee built
+and handed back, or one held in `self.x` where every assignment of `self.x`
+in the class builds one class (`self.prior = Pipeline(...)`): `C.__init__`,
+the methods called on `x` (resolved in `C` and its bases), `__enter__` and
+`__exit__` act on `x`'s attributes, and a helper's effects on its annotated
+parameter's attributes are replayed on its caller's object. Two objects
+given one handle that each free it at teardown free it twice (TensorRT's
+Diffusion demos). A method's tests of its own attributes (`if self.owns:`)
+are checked against what the caller knows of them.
+Not yet: an annotation that is a string, a union or a generic; classes whose
+name is not capitalised (nothing is known of such an object); objects more
+than one attribute down (`self.a.b.c`); attributes assigned from outside the
+class; an object passed to a call that does not annotate it with its class,
+or stored somewhere, is no longer followed, nor one whose attribute the
+helper rebinds.
 Releases when an object dies count: a handle passed to a model release
 through `weakref.finalize(obj, release, ...)`, or held in an attribute that
 the class's `__del__` frees on every path (while the attribute still holds

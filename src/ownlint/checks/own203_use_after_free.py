@@ -70,8 +70,8 @@ call, an f-string) or comparing it is not a use. A child used after its parent
 was destroyed (memory after `zeContextDestroy` of its context) is not part of
 this rule yet. A use after a method released the handle (`x.close()` then
 `x.ptr` or `x.run()`) is found where `x`'s class is known, with the limits of
-OWN201 (objects built by `C(...)` or `with C(...) as x`, not annotated
-parameters, not inherited methods).
+OWN201 (see its known limits: objects built in the function or by a callee,
+held in attributes of one class, inherited methods included).
 """,
     references="Level Zero specification: `zeMemFree`, `ze*Destroy`.",
     cwe=(416,),

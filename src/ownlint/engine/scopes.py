@@ -4,8 +4,8 @@ names that calls can reach."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import cast
 
 import libcst as cst
@@ -13,7 +13,15 @@ import libcst as cst
 from ownlint.engine.cfg import CFG, CallRaises
 from ownlint.engine.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
 from ownlint.engine.typestate import literal
-from ownlint.engine.walk import SIMPLE_LINES, LEAVES, children, compound_children, holds_statements, is_statement, statements
+from ownlint.engine.walk import (
+    LEAVES,
+    SIMPLE_LINES,
+    children,
+    compound_children,
+    holds_statements,
+    is_statement,
+    statements,
+)
 
 
 @dataclass(slots=True)
@@ -139,7 +147,7 @@ def _lambdas_and_yields(
             stack.extend(reversed(children(current)))
 
 
-def assignments(function: cst.CSTNode, self_name: str) -> Iterator[tuple[str, cst.Call | None | bool]]:
+def assignments(function: cst.CSTNode, self_name: str) -> Iterator[tuple[str, cst.Call | bool | None]]:
     """Each assignment of an attribute of `self_name` in `function` (not in
     the functions and classes it holds): (the attribute, what it assigns: the
     call when it is one, None for the literal None, False for anything else:
@@ -158,12 +166,12 @@ def assignments(function: cst.CSTNode, self_name: str) -> Iterator[tuple[str, cs
                     yield from _targets(item.asname.name, self_name, False)
 
 
-def _assigned(small: cst.BaseSmallStatement, self_name: str) -> Iterator[tuple[str, cst.Call | None | bool]]:
+def _assigned(small: cst.BaseSmallStatement, self_name: str) -> Iterator[tuple[str, cst.Call | bool | None]]:
     kind = type(small)
     if kind is cst.Assign:
         assign = cast(cst.Assign, small)
         value = assign.value
-        what: cst.Call | None | bool = (
+        what: cst.Call | bool | None = (
             value if type(value) is cst.Call else None if type(value) is cst.Name and value.value == "None" else False
         )
         for t in assign.targets:
@@ -172,7 +180,13 @@ def _assigned(small: cst.BaseSmallStatement, self_name: str) -> Iterator[tuple[s
         ann = cast(cst.AnnAssign, small)
         if ann.value is not None:
             value = ann.value
-            what = value if type(value) is cst.Call else None if type(value) is cst.Name and value.value == "None" else False
+            what = (
+                value
+                if type(value) is cst.Call
+                else None
+                if type(value) is cst.Name and value.value == "None"
+                else False
+            )
             yield from _targets(ann.target, self_name, what)
     elif kind is cst.AugAssign:
         yield from _targets(cast(cst.AugAssign, small).target, self_name, False)
@@ -181,8 +195,8 @@ def _assigned(small: cst.BaseSmallStatement, self_name: str) -> Iterator[tuple[s
 
 
 def _targets(
-    target: cst.BaseExpression, self_name: str, what: cst.Call | None | bool
-) -> Iterator[tuple[str, cst.Call | None | bool]]:
+    target: cst.BaseExpression, self_name: str, what: cst.Call | bool | None
+) -> Iterator[tuple[str, cst.Call | bool | None]]:
     if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
         yield target.attr.value, what
     elif type(target) is cst.Tuple or type(target) is cst.List:

@@ -270,7 +270,9 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
             if fields.get(attr) is not v:
                 rebinds.append((attr, describe_value(v, st, fields, n, left)))
     ret = describe_value(ret_value, st, fields, n)
-    return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st, fields, self_name))
+    return Outcome(
+        conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st, fields, self_name)
+    )
 
 
 def _field_conds(st: PathState, fields: dict[str, Obj], self_name: str | None) -> tuple[tuple[str, bool], ...]:

@@ -17,13 +17,13 @@ from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     Dead,
     Derived,
-    Known,
-    NewInstance,
     Fresh,
     FromField,
     FromParam,
     InField,
+    Known,
     Lend,
+    NewInstance,
     Outcome,
     OwnerDesc,
     Returned,
@@ -282,12 +282,12 @@ class ReplayEval:
         if type(desc) is Known:
             return desc.value
         if type(desc) is NewInstance:
-            obj = self.fa.instance_object(node, desc.cls, which)
-            self.ev.objects.forget_fields(obj)  # made again: the last one's attributes are not this one's
+            built = self.fa.instance_object(node, desc.cls, which)
+            self.ev.objects.forget_fields(built)  # made again: the last one's attributes are not this one's
             for attr, inner in desc.attrs:
                 value = self.materialize(inner, bound, node, summary, f"{which}.{attr}", prefix)
-                self.ev.names.bind(f"{obj.key}.{attr}", value)
-            return obj
+                self.ev.names.bind(f"{built.key}.{attr}", value)
+            return built
         if type(desc) is Fresh:
             hs = desc.state
             obj = self.fa.site_object(node, "returned", which)

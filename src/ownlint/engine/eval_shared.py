@@ -80,6 +80,7 @@ class Analysis(Protocol):
     FORK_BUDGET: int
 
     subscribers: Subscribers
+    fields: dict[str, Obj]
 
     def over_budget(self) -> None: ...
     def field_object(self, attr: str) -> Obj: ...

@@ -270,39 +270,19 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
             if fields.get(attr) is not v:
                 rebinds.append((attr, describe_value(v, st, fields, n, left)))
     ret = describe_value(ret_value, st, fields, n)
-    return Outcome(
-        conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st, fields, self_name)
-    )
+    return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st))
 
 
-def _field_conds(st: PathState, fields: dict[str, Obj], self_name: str | None) -> tuple[tuple[str, bool], ...]:
+def _field_conds(st: PathState) -> tuple[tuple[str, bool], ...]:
     """What the path assumed of the truthiness of `self.x` (and of `self.x.y`,
-    where `self.x` held an object of a project class on entry) while it
-    still held its value on entry (a rebinding drops the assumption: a later
-    one is of the new value)."""
-    if self_name is None or not st.conds:
-        return ()
-    env = st.env
-    out = []
-    for key, truth in st.conds.items():
-        head, dot, rest = key.rpartition(">.") if key[:1] == "<" else key.partition(".")
-        if not dot:
-            continue
-        if head == self_name:
-            attr = rest
-        elif key[:1] == "<":
-            head += ">"
-            holder = env.get(head[1:-1])  # `<self.prior>`: what `self.prior` held on entry
-            if type(holder) is not Instance or holder.key != head:
-                continue
-            attr = f"{holder.entry}.{rest}"
-        else:
-            continue
-        if "." in rest or " " in rest:
-            continue
-        if key not in env or env[key] is fields.get(attr):
-            out.append((attr, truth))
-    return tuple(sorted(out))
+    where `self.x` held an object of a project class on entry) as they were
+    on entry: the conditions `FunctionAnalysis.assume` keeps under
+    `ENTRY` + the field's name, which no rebinding drops."""
+    return tuple(sorted((k[1:], truth) for k, truth in st.conds.items() if k[:1] == ENTRY))
+
+
+# the prefix of a condition on a field's value on entry (`_field_conds`)
+ENTRY = "@"
 
 
 def _param_fields(

@@ -20,7 +20,7 @@ from ownlint.engine.objects import annotated_instances
 from ownlint.engine.solver import Solution, solve
 from ownlint.engine.state import HState, PathState, Step
 from ownlint.engine.stateset import MAX_PATHS, StateSet
-from ownlint.engine.summaries import EMPTY_OUTCOME, RETURN_KEY, Outcome, Summary, outcome_of
+from ownlint.engine.summaries import EMPTY_OUTCOME, ENTRY, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
     BudgetExceeded,
     RawViolation,
@@ -381,6 +381,13 @@ class FunctionAnalysis:
             val = st.env.get(key) if key is not None else None
             if type(val) is Const:
                 return st if bool(val.value) == want else None
+            if type(val) is Field and self.fields.get(val.name) is val:
+                # a field as it was on entry: a fact of the method's outcome, kept after a rebinding
+                entry = f"{ENTRY}{val.name}"
+                if st.conds.get(entry, want) != want:
+                    return None
+                st = st.copy()
+                st.conds[entry] = want
         elif (
             type(test) is cst.Comparison
             and len(test.comparisons) == 1

@@ -15,6 +15,7 @@ from ownlint.engine.events import Replayed
 from ownlint.engine.state import FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
+    ENTRY,
     Dead,
     Derived,
     Fresh,
@@ -30,7 +31,7 @@ from ownlint.engine.summaries import (
     ValueDesc,
 )
 from ownlint.engine.typestate_base import _Dead, _Fork
-from ownlint.engine.values import Addr, Const, Mapping, Obj, Val, objects_in
+from ownlint.engine.values import Addr, Const, Instance, Mapping, Obj, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -78,9 +79,7 @@ class ReplayEval:
                 self.ev.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
         if prefix is not None:
             for attr, truth in outcome.field_conds:
-                key = self.ev.objects.attribute_key(prefix, attr)
-                if key is not None and type(self.ev.st.env.get(key)) is not Const:
-                    self.ev.st.conds.setdefault(key, truth)
+                self.assume_field(prefix, receiver, attr, truth)
         ret = self.materialize(outcome.ret, bound, node, summary, "return", prefix)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
@@ -146,6 +145,24 @@ class ReplayEval:
         for i, default in summary.defaults:
             bound.setdefault(i, (None, Const(default)))
         return bound
+
+    def assume_field(self, prefix: str, receiver: Val, attr: str, truth: bool) -> None:
+        """The callee assumed its `self.<attr>` truthy (or not) on entry: so does
+        the caller of what it is here, and, where that is a field of the
+        caller's own as it was on entry, so does the caller's outcome."""
+        key = self.ev.objects.attribute_key(prefix, attr)
+        if key is None:
+            return
+        env, conds = self.ev.st.env, self.ev.st.conds
+        value = env.get(key)
+        if type(value) is Const:
+            return
+        conds.setdefault(key, truth)
+        name = attr if prefix == self.fa.self_name else None
+        if type(receiver) is Instance and receiver.entry:
+            name = f"{receiver.entry}.{attr}"
+        if name is not None and (value is None or value is self.fa.fields.get(name)):
+            conds.setdefault(f"{ENTRY}{name}", truth)
 
     def consistent(
         self,

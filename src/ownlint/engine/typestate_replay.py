@@ -358,8 +358,12 @@ class ReplayEval:
 
 def _receiver(node: cst.CSTNode, summary: Summary) -> str:
     """How the caller spells the object a method was called on (for messages)."""
-    if type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name:
-        return node.func.value.value
+    if type(node) is cst.Call and type(node.func) is cst.Attribute:
+        receiver = node.func.value
+        if type(receiver) is cst.Attribute:
+            return source_of(receiver)  # `demo.decoder.teardown()`: `demo.decoder`
+        if type(receiver) is cst.Name:
+            return receiver.value
     if type(node) is cst.WithItem and node.asname is not None and type(node.asname.name) is cst.Name:
         return node.asname.name.value
     return summary.params[0] if summary.params else "self"

@@ -80,13 +80,19 @@ class ObjectsEval:
         for _, v in args:
             self.ev.names.escape(v)
         self.ev.replay.apply(init, node, obj, args, obj.key)
-        dele = self.method(qualified, "__del__", node)
-        if dele is not None and dele.is_method and dele.outcomes:
-            freed = set.intersection(*({a for a, hs, _ in o.fields if hs.kind == FREED} for o in dele.outcomes))
-            for attr in sorted(freed):
-                key = f"{obj.key}.{attr}"
-                self.at_death(self.ev.st.env.get(key), node, f"freed by `{dele.name}` when it dies", key)
+        for attr, dele in self.destroyed(qualified, node):
+            key = f"{obj.key}.{attr}"
+            self.at_death(self.ev.st.env.get(key), node, f"freed by `{dele.name}` when it dies", key)
         return obj
+
+    def destroyed(self, cls: str, node: cst.CSTNode) -> list[tuple[str, Summary]]:
+        """The attributes `cls`'s `__del__` (its own or inherited) frees on every
+        path, with the `__del__`'s summary."""
+        dele = self.method(cls, "__del__", node if type(node) is cst.Call else cst.Call(cst.Name("__del__")))
+        if dele is None or not dele.is_method or not dele.outcomes:
+            return []
+        freed = set.intersection(*({a for a, hs, _ in o.fields if hs.kind == FREED} for o in dele.outcomes))
+        return [(attr, dele) for attr in sorted(freed)]
 
     def finalizer(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
         """`weakref.finalize(obj, release, *args)`: a model release of a handle
@@ -170,7 +176,12 @@ class ObjectsEval:
         if type(obj) is not Instance or obj.number >= 0 or obj.key in self.ev.st.env:  # built here, forgotten
             return None
         if obj.entry:  # what `self.<entry>` held on entry: its attributes are fields of `self`
-            value = self.ev.st.env[f"{obj.key}.{attr}"] = self.fa.field_object(f"{obj.entry}.{attr}")
+            key = f"{obj.key}.{attr}"
+            value = self.ev.st.env[key] = self.fa.field_object(f"{obj.entry}.{attr}")
+            site = self.ev.site
+            for freed, dele in self.destroyed(obj.cls, site) if site is not None else ():
+                if freed == attr:  # its class's `__del__` frees it when the object dies
+                    self.at_death(value, site, f"freed by `{dele.name}` when it dies", key)
             return value
         value = self.ev.st.env[f"{obj.key}.{attr}"] = Field.of(f"{self.fa.params[-1 - obj.number]}.{attr}")
         return value

@@ -4,7 +4,7 @@ names that calls can reach."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import cast
 
@@ -13,6 +13,7 @@ import libcst as cst
 from ownlint.engine.cfg import CFG, CallRaises
 from ownlint.engine.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
 from ownlint.engine.typestate import literal
+from ownlint.engine.values import Const
 from ownlint.engine.walk import (
     LEAVES,
     SIMPLE_LINES,
@@ -56,7 +57,7 @@ def _defaults(p: cst.Parameters) -> tuple[tuple[int, object], ...]:
         if x.default is not None:
             lit = literal(x.default)
             if lit is not None:
-                out.append((i, lit))
+                out.append((i, lit.value))
     return tuple(out)
 
 
@@ -204,3 +205,49 @@ def _targets(
             yield from _targets(el.value, self_name, False)
     elif type(target) is cst.StarredElement:
         yield from _targets(target.value, self_name, False)
+
+
+def dataclass_fields(
+    node: cst.CSTNode, qualify: Callable[[cst.BaseExpression], str | None]
+) -> tuple[tuple[str, ...], tuple[tuple[int, object], ...]] | None:
+    """For a class decorated `@dataclass` (or `@dataclasses.dataclass(...)`,
+    without `init=False`) whose body defines no `__init__`: the fields of the
+    generated `__init__` (the annotated names of its body, in order, but
+    `ClassVar`s), and the literal defaults by parameter index (`self` is 0).
+    None for any other class. Fields inherited from a base dataclass are not
+    known: such a class gets None too."""
+    if type(node) is not cst.ClassDef:
+        return None
+    decorated = False
+    for d in node.decorators:
+        expr = d.decorator
+        call = expr if type(expr) is cst.Call else None
+        if qualify(call.func if call is not None else expr) != "dataclasses.dataclass":
+            continue
+        if call is not None and any(
+            a.keyword is not None and a.keyword.value == "init" and literal(a.value) == Const(False) for a in call.args
+        ):
+            return None
+        decorated = True
+    if not decorated or any(a.keyword is None for a in node.bases):
+        return None
+    names: list[str] = []
+    defaults: list[tuple[int, object]] = []
+    for stmt in node.body.body:
+        if type(stmt) is cst.FunctionDef and stmt.name.value == "__init__":
+            return None
+        if type(stmt) is not cst.SimpleStatementLine:
+            continue
+        for small in stmt.body:
+            if type(small) is not cst.AnnAssign or type(small.target) is not cst.Name:
+                continue
+            annotation = small.annotation.annotation
+            head = annotation.value if type(annotation) is cst.Subscript else annotation
+            if (qualify(head) or "").rpartition(".")[2] in ("ClassVar", "InitVar"):
+                continue
+            names.append(small.target.value)
+            if small.value is not None:
+                value = literal(small.value)
+                if value is not None:
+                    defaults.append((len(names), value.value))
+    return tuple(names), tuple(defaults)

@@ -16,9 +16,9 @@ from ownlint.engine.cfg_builder import build_module_cfg
 from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
-from ownlint.engine.scopes import Scope, assignments, collect_scopes
+from ownlint.engine.scopes import Scope, assignments, collect_scopes, dataclass_fields
 from ownlint.engine.sources import EngineOptions
-from ownlint.engine.summaries import EMPTY_OUTCOME, Summary
+from ownlint.engine.summaries import EMPTY_OUTCOME, FromParam, Outcome, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit
 
 
@@ -83,6 +83,8 @@ class Project:
         self.classes: dict[str, tuple[str, ...]] = {}
         self.inherited: dict[str, str | None] = {}  # `_inherited`'s answers, once each
         self.methods: dict[str, list[tuple[Unit, Scope]]] = {}  # class -> its methods
+        # dataclasses with no `__init__` of their own: class -> (its file, its fields, their literal defaults)
+        self.dataclasses: dict[str, tuple[int, tuple[str, ...], tuple[tuple[int, object], ...]]] = {}
         self.attribute_classes: dict[str, dict[str, str]] = {}  # `field_classes`' answers, once each
         self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
         self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
@@ -149,6 +151,9 @@ class Project:
         for sc in scopes:
             if sc.defines and sc.defines not in self.classes:
                 self.classes[sc.defines] = tuple(q for b in sc.bases if (q := names.qualify(b)) and q[0] != "?")
+                generated = dataclass_fields(sc.cfg.node, names.qualify)
+                if generated is not None:
+                    self.dataclasses[sc.defines] = (unit.index, *generated)
             if sc.class_qualified and sc.self_name is not None:
                 self.methods.setdefault(sc.class_qualified, []).append((unit, sc))
             if sc.qualified and sc.qualified not in self.functions:
@@ -309,7 +314,24 @@ class Project:
 
     def resolve(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
         target = self._target(scope, call, qualified, on_self)
+        if target is None and qualified.endswith(".__init__"):
+            return self._generated_init(qualified[: -len(".__init__")])
         return None if target is None else self.summary_of(target)
+
+    def _generated_init(self, spelled: str) -> Summary | None:
+        """The `__init__` a `@dataclass` generates for a project class that
+        defines none: each field (an annotated name of the class body, in
+        order, a literal default where one is written) is a parameter stored
+        in the attribute of its name. None for any other class."""
+        cls = spelled if spelled in self.dataclasses else self._class(spelled)
+        fields = self.dataclasses.get(cls) if cls is not None else None
+        if cls is None or fields is None:
+            return None
+        unit_index, names, defaults = fields
+        params = ("self", *names)
+        rebinds = tuple(sorted((name, FromParam(1 + i)) for i, name in enumerate(names)))
+        outcome = Outcome((), (), (), rebinds, None)
+        return Summary(f"{cls.rpartition('.')[2]}.__init__", unit_index, params, defaults, True, (outcome,))
 
     def _target(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> str | None:
         """The function of the checked tree that `call` reaches, if any."""

@@ -33,6 +33,7 @@ __all__ = [
     "rules_markdown_table",
     "severity_shown",
     "shown",
+    "stacks_markdown",
 ]
 
 
@@ -74,7 +75,27 @@ def rules_document(rules: Mapping[str, Rule] | None = None) -> str:
     for r in rules.values():
         body = r.markdown().split("\n", 1)[1]  # without the rule's own title
         parts += [f"## {r.code} {r.name}", "", f"Severity: {severity_shown(r)}.", body.replace("\n## ", "\n### ")]
+    parts += ["## The stacks the bundled models cover", "", stacks_markdown()]
     return "\n".join(parts)
+
+
+def stacks_markdown() -> str:
+    """The bundled model files (`rules/`), one row each: the stack a file models and what it
+    does not model yet, as its `[model] description` says (the files are the one source)."""
+    from ownlint.engine.models import builtin_model_dir
+    from ownlint.inputs import parse_toml
+
+    lines = [
+        "What each bundled model file of `rules/` models, and what it does not model yet",
+        "(its `[model] description`); `rules/README.md` documents the format.",
+        "",
+        "| model file | name | what it models |",
+        "|---|---|---|",
+    ]
+    for path in sorted(builtin_model_dir().glob("*.toml")):
+        meta = parse_toml(path.read_bytes()).get("model", {})
+        lines.append(f"| `{path.name}` | {meta.get('name', '')} | {meta.get('description', '')} |")
+    return "\n".join(lines) + "\n"
 
 
 def rules_markdown_table(rules: Mapping[str, Rule] | None = None) -> str:

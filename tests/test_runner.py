@@ -108,9 +108,9 @@ class TestCache:
         calls: list[list[str]] = []
         real = project.analyze_project
 
-        def spy(fs: list[SourceFile], models: object, options: EngineOptions) -> list[project.FileReport]:
+        def spy(fs: list[SourceFile], models: object, options: EngineOptions, **kw: object) -> list[project.FileReport]:
             calls.append([f.path for f in fs])
-            return real(fs, models, options)  # type: ignore[arg-type]
+            return real(fs, models, options, **kw)  # type: ignore[arg-type]
 
         monkeypatch.setattr(project, "analyze_project", spy)
         monkeypatch.setattr(runner, "ISOLATE", False)  # the spy sees the engine in this process

@@ -46,9 +46,9 @@ def fails(files: list[SourceFile]) -> bool:
 def install(how: str) -> None:
     real = project.analyze_project
 
-    def failing(files: list[SourceFile], *args: object) -> list[FileReport]:
+    def failing(files: list[SourceFile], *args: object, **kwargs: object) -> list[FileReport]:
         if fails(files):
             FAILURES[how]()
-        return real(files, *args)  # type: ignore[arg-type]
+        return real(files, *args, **kwargs)  # type: ignore[arg-type]
 
     project.analyze_project = failing  # type: ignore[assignment]

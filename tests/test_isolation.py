@@ -10,6 +10,7 @@ file gets the report a run without the failure gives it; nothing hangs.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -94,10 +95,31 @@ def analyze(
     return json.loads(run_script(script, tmp_path))  # type: ignore[no-any-return]
 
 
-def assert_only(stopped: dict[str, str], got: list[list[object]], normal: list[list[object]]) -> None:
-    """The files in `stopped` have just their entry; every other has its normal report."""
-    assert [r[0] for r in got] == [r[0] for r in normal]  # every file, in order
-    for report, expected in zip(got, normal, strict=True):
+@functools.cache
+def _normal(sources: tuple[tuple[str, str], ...]) -> str:
+    from ownlint import runner
+    from ownlint.checks import CHECKERS
+    from ownlint.engine.models import load_models
+    from ownlint.engine.sources import EngineOptions, SourceFile
+
+    reports = runner.analyze(
+        [SourceFile(path, text) for path, text in sources], load_models(), EngineOptions(checkers=CHECKERS), 1
+    )
+    return json.dumps(
+        [[r.path, [[d.code, d.span.line] for d in r.diagnostics], [e.message for e in r.errors]] for r in reports]
+    )
+
+
+def normal(sources: dict[str, str]) -> list[list[object]]:
+    """What `analyze` gives with nothing failing, computed once per set of files,
+    in this process (it is the reference, not what is tested)."""
+    return json.loads(_normal(tuple(sorted(sources.items()))))  # type: ignore[no-any-return]
+
+
+def assert_only(stopped: dict[str, str], got: list[list[object]], reference: list[list[object]]) -> None:
+    """The files in `stopped` have just their entry; every other has its reference report."""
+    assert [r[0] for r in got] == [r[0] for r in reference]  # every file, in order
+    for report, expected in zip(got, reference, strict=True):
         path = report[0]
         if path in stopped:
             assert report == [path, [], [f"analysis stopped: {stopped[path]}"]]
@@ -108,35 +130,35 @@ def assert_only(stopped: dict[str, str], got: list[list[object]], normal: list[l
 @pytest.mark.parametrize("how", sorted(REASONS))
 def test_a_file_that_stops_its_worker_costs_only_that_file(tmp_path: Path, how: str) -> None:
     """All the files here make one task: the others of it run again, in another worker."""
-    normal = analyze(ALONE, tmp_path, jobs=1)
-    assert sum(len(r[1]) for r in normal if isinstance(r[1], list)) == 6
-    assert_only({"stops.py": REASONS[how]}, analyze(ALONE, tmp_path, how), normal)
+    expected = normal(ALONE)
+    assert sum(len(r[1]) for r in expected if isinstance(r[1], list)) == 6
+    assert_only({"stops.py": REASONS[how]}, analyze(ALONE, tmp_path, how), expected)
 
 
 @pytest.mark.parametrize("how", ["kill", "hang"])
 def test_with_many_tasks(tmp_path: Path, how: str) -> None:
-    normal = analyze(ALONE, tmp_path, jobs=1)
+    expected = normal(ALONE)
     got = analyze(ALONE, tmp_path, how, setup="runner.MIN_BATCH_LINES = 1\n")
-    assert_only({"stops.py": REASONS[how]}, got, normal)
+    assert_only({"stops.py": REASONS[how]}, got, expected)
 
 
 def test_even_a_small_set_runs_in_a_worker(tmp_path: Path) -> None:
     """Below the parallel threshold the files still go to one forked worker:
     the run survives the file."""
     sources = {"stops.py": STOPS, "d0.py": double_free(0)}
-    normal = analyze(sources, tmp_path, jobs=1)
+    expected = normal(sources)
     got = analyze(sources, tmp_path, "exit", setup="runner.PARALLEL_MIN_LINES = 10 ** 9\n")
-    assert_only({"stops.py": REASONS["exit"]}, got, normal)
+    assert_only({"stops.py": REASONS["exit"]}, got, expected)
 
 
 def test_the_rest_of_the_culprits_component_is_analysed_together(tmp_path: Path) -> None:
     """The worker knows the component, not the file: each of its files is
     analysed alone (user.py stops), then the others together again, so the
     caller keeps the double free it has through the helper."""
-    normal = analyze(IN_A_COMPONENT, tmp_path, jobs=1)
-    assert [r for r in normal if r[0] == "caller.py"] == [["caller.py", [["OWN201", 5]], []]]
+    expected = normal(IN_A_COMPONENT)
+    assert [r for r in expected if r[0] == "caller.py"] == [["caller.py", [["OWN201", 5]], []]]
     got = analyze(IN_A_COMPONENT, tmp_path, "exit")
-    assert_only({"user.py": REASONS["exit"]}, got, normal)
+    assert_only({"user.py": REASONS["exit"]}, got, expected)
 
 
 def test_files_that_stop_the_analysis_only_together_keep_what_they_give_alone(tmp_path: Path) -> None:
@@ -166,23 +188,23 @@ def test_a_memory_error_in_one_files_analysis(tmp_path: Path, jobs: int) -> None
         "    return real(self, unit)\n"
         "project.Project.analyze_unit = analyze_unit\n"
     )
-    normal = analyze(ALONE, tmp_path, jobs=1)
-    assert_only({"stops.py": MEMORY}, analyze(ALONE, tmp_path, jobs=jobs, setup=setup), normal)
+    expected = normal(ALONE)
+    assert_only({"stops.py": MEMORY}, analyze(ALONE, tmp_path, jobs=jobs, setup=setup), expected)
 
 
 def test_a_memory_error_out_of_the_engine_in_this_process(tmp_path: Path) -> None:
     """With `runner.ISOLATE` off (tests only), in this process, where there is no memory limit to name."""
-    normal = analyze(IN_A_COMPONENT, tmp_path, jobs=1)
+    expected = normal(IN_A_COMPONENT)
     here = "runner.ISOLATE = False\n"
     assert_only(
-        {"user.py": "ran out of memory"}, analyze(IN_A_COMPONENT, tmp_path, "raise", jobs=1, setup=here), normal
+        {"user.py": "ran out of memory"}, analyze(IN_A_COMPONENT, tmp_path, "raise", jobs=1, setup=here), expected
     )
 
 
 @pytest.mark.parametrize("how", ["segfault", "allocate"])
 def test_one_job_is_one_worker(tmp_path: Path, how: str) -> None:
     """`--jobs 1` analyses in a worker too: a crash or a runaway allocation costs the file, not the run."""
-    assert_only({"stops.py": REASONS[how]}, analyze(ALONE, tmp_path, how, jobs=1), analyze(ALONE, tmp_path, jobs=1))
+    assert_only({"stops.py": REASONS[how]}, analyze(ALONE, tmp_path, how, jobs=1), normal(ALONE))
 
 
 def run_cli(args: list[str], cwd: Path, how: str | None) -> subprocess.CompletedProcess[str]:

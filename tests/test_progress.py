@@ -11,8 +11,13 @@ from rich.console import Console
 from rich.text import Text
 
 from ownlint import api
+from ownlint.checks import CHECKERS
 from ownlint.cli import make_console
 from ownlint.config import default_config
+from ownlint.engine import project
+from ownlint.engine.models import load_models
+from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.typestate import RawViolation, Unit
 from ownlint.progress import ProgressBar, progress_for
 
 
@@ -100,6 +105,71 @@ def test_progress_advances_as_each_component_is_analysed(
     advances = [n for kind, n in events[1:] if kind == "advance"]
     assert sum(advances) == 5
     assert len(advances) >= 4, events  # at least once per component (and once for the file none needs)
+
+
+def test_the_engine_tells_of_each_file_as_its_analysis_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`analyze_project(..., analysed=...)` is told of each file as it is done
+    (an unparsable one once loading is over), not of the whole component at the end."""
+    seen: list[tuple[str, object]] = []
+    real = project.Project.analyze_unit
+
+    def spy(self: project.Project, unit: Unit) -> list[RawViolation]:
+        seen.append(("analyse", unit.path))
+        return real(self, unit)
+
+    monkeypatch.setattr(project.Project, "analyze_unit", spy)
+    helper = "from ze import *\n\n\ndef release(ctx, p):\n    zeMemFree(ctx, p)\n"
+    caller = "from helpers import release\n\n\ndef f(ctx, p):\n    release(ctx, p)\n    release(ctx, p)\n"
+    sources = [SourceFile("helpers.py", helper), SourceFile("broken.py", "def (:\n"), SourceFile("caller.py", caller)]
+    reports = project.analyze_project(
+        sources, load_models(), EngineOptions(checkers=CHECKERS), analysed=lambda n: seen.append(("done", n))
+    )
+    assert [d.code for r in reports for d in r.diagnostics] == ["OWN001", "OWN201"]
+    assert seen == [
+        ("done", 1),  # broken.py: nothing to analyse once it failed to parse
+        ("analyse", "helpers.py"),
+        ("done", 1),
+        ("analyse", "caller.py"),
+        ("done", 1),
+    ]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_advances_within_one_component_as_the_worker_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    # a 40-second run of 600 files (one component: they import each other) showed 0/600, then all at once
+    monkeypatch.chdir(tmp_path)
+    helpers = "from ze import *\n\n\ndef release(ctx, p):\n    zeMemFree(ctx, p)\n"
+    (tmp_path / "helpers.py").write_text(helpers, encoding="utf-8")
+    for i in range(3):
+        (tmp_path / f"c{i}.py").write_text(
+            "from helpers import release\n\n\ndef f(ctx, p):\n    release(ctx, p)\n    release(ctx, p)\n",
+            encoding="utf-8",
+        )
+    real = project.Project.analyze_unit
+
+    def slow(self: project.Project, unit: Unit) -> list[RawViolation]:
+        time.sleep(0.4)  # slower than the parent looks (workers.PROGRESS_SECONDS), so that it sees each file
+        return real(self, unit)
+
+    # the worker is forked from this process (pytest's own has one thread) and inherits the slow engine
+    monkeypatch.setattr(project.Project, "analyze_unit", slow)
+    events: list[tuple[str, int]] = []
+
+    class Recorder:
+        def start(self, total: int) -> None:
+            events.append(("start", total))
+
+        def advance(self, count: int) -> None:
+            events.append(("advance", count))
+
+    result = api.check_paths(["."], default_config(tmp_path), progress=Recorder(), jobs=jobs)
+    assert len(result.findings) == 3
+    assert events[0] == ("start", 4)
+    advances = [n for kind, n in events[1:] if kind == "advance" and n]
+    assert sum(advances) == 4
+    assert len(advances) >= 3, events  # one component, told of file by file (the last ones may come together)
 
 
 @pytest.mark.parametrize(("no_color", "coloured"), [(None, True), ("1", False)])

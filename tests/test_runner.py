@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ownlint import runner
+from ownlint.api import RunResult
 from ownlint.cache import Cache
 from ownlint.cachedir import Store
 from ownlint.checks import CHECKERS
@@ -66,18 +69,34 @@ def as_data(reports: list[project.FileReport]) -> list[object]:
     return [report_to_dict(r) for r in reports]
 
 
+def corpus() -> list[SourceFile]:
+    """Every fixture, the cross-module packages included."""
+    paths = sorted(FIXTURES.rglob("*.py"))
+    return [SourceFile(p.relative_to(FIXTURES).as_posix(), p.read_text(encoding="utf-8")) for p in paths]
+
+
+# the tests that share the analyses below run on one worker of `pytest -n` (`--dist loadgroup`), which does them once
+CORPUS_GROUP = pytest.mark.xdist_group("runner-corpus")
+
+
+@functools.cache
+def one_job() -> str:
+    """The runner's reports on the corpus with one job (as JSON: nobody can
+    change them), computed once: several tests compare other ways to it."""
+    return json.dumps(as_data(runner.analyze(corpus(), MODELS, OPTIONS, jobs=1)))
+
+
 @pytest.mark.parametrize("start", ["default", "spawn"])
+@CORPUS_GROUP
 def test_parallel_output_is_identical_to_one_job(monkeypatch: pytest.MonkeyPatch, start: str) -> None:
-    sources = fixture_sources()
-    one = runner.analyze(sources, MODELS, OPTIONS, jobs=1)
     monkeypatch.setattr(runner, "PARALLEL_MIN_LINES", 0)  # use the worker processes even for this small set
     if start == "spawn":  # as where fork is not used (not Linux, or a thread running)
         import multiprocessing
 
         monkeypatch.setattr(runner, "_context", lambda: multiprocessing.get_context("spawn"))
-    two = runner.analyze(sources, MODELS, OPTIONS, jobs=2)
-    assert as_data(one) == as_data(two)
-    assert any(r.diagnostics for r in one)
+    two = runner.analyze(corpus(), MODELS, OPTIONS, jobs=2)
+    assert json.loads(one_job()) == as_data(two)
+    assert any(r["diagnostics"] for r in json.loads(one_job()))
 
 
 def test_batches_hold_every_component_once_largest_first() -> None:
@@ -108,9 +127,9 @@ class TestCache:
         calls: list[list[str]] = []
         real = project.analyze_project
 
-        def spy(fs: list[SourceFile], models: object, options: EngineOptions) -> list[project.FileReport]:
+        def spy(fs: list[SourceFile], models: object, options: EngineOptions, **kw: object) -> list[project.FileReport]:
             calls.append([f.path for f in fs])
-            return real(fs, models, options)  # type: ignore[arg-type]
+            return real(fs, models, options, **kw)  # type: ignore[arg-type]
 
         monkeypatch.setattr(project, "analyze_project", spy)
         monkeypatch.setattr(runner, "ISOLATE", False)  # the spy sees the engine in this process
@@ -236,15 +255,14 @@ def test_many_selected_names_use_the_word_lists() -> None:
     assert prefilter.select(fs, MODELS) == [[0, 1]]
 
 
+@CORPUS_GROUP
 def test_components_find_what_one_whole_project_finds() -> None:
     # the grouping is an optimisation: analysing every fixture as one project
     # must give the same findings as analysing the components one by one
-    paths = sorted(FIXTURES.rglob("*.py"))  # with the cross-module packages
-    sources = [SourceFile(p.relative_to(FIXTURES).as_posix(), p.read_text(encoding="utf-8")) for p in paths]
+    sources = corpus()  # with the cross-module packages
     assert len(prefilter.select(sources, MODELS)) > 10
     whole = project.analyze_project(sources, MODELS, OPTIONS)
-    split = runner.analyze(sources, MODELS, OPTIONS, jobs=1)
-    assert as_data(split) == as_data(whole)
+    assert json.loads(one_job()) == as_data(whole)
 
 
 def test_workers_fork_only_without_other_threads() -> None:
@@ -265,23 +283,11 @@ def test_workers_fork_only_without_other_threads() -> None:
         other.join()
 
 
-def test_workers_leave_libcst_as_it_is(tmp_path: Path) -> None:
+@CORPUS_GROUP
+def test_workers_leave_libcst_as_it_is(forked_run: dict[str, object]) -> None:
     """No process of a run changes libcst's node classes: not the caller of
     a parallel run, not a worker as it starts (their nodes stay frozen)."""
-    script = (
-        "import libcst\n"
-        "from ownlint import api, runner\n"
-        "from ownlint.config import default_config\n"
-        "def frozen():\n"
-        "    return libcst.Name.__setattr__ is not object.__setattr__\n"
-        "runner.PARALLEL_MIN_LINES = 50\n"
-        f"api.check_paths([{str(FIXTURES)!r}], default_config(), jobs=2)\n"
-        "print(frozen())\n"
-        "from ownlint import workers\n"
-        "workers.start_worker()\n"
-        "print(frozen())\n"
-    )
-    assert run_script(script, tmp_path).split() == ["True", "True"]
+    assert forked_run["frozen"] == [True, True]
 
 
 def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:
@@ -348,21 +354,60 @@ def run_script(script: str, cwd: Path) -> str:
     return done.stdout
 
 
-def test_forked_workers_find_what_one_process_finds(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory outside the repository, the current one of the runs compared below (their paths are absolute)."""
+    return tmp_path_factory.mktemp("outside")
+
+
+@pytest.fixture(scope="module")
+def one_process(outside: Path) -> RunResult:
+    """`api.check_paths` on the fixtures with one job, in this process, from `outside`: the reference."""
+    from ownlint import api
+    from ownlint.config import default_config
+
+    here = Path.cwd()
+    os.chdir(outside)
+    try:
+        return api.check_paths([str(FIXTURES)], default_config(), jobs=1)
+    finally:
+        os.chdir(here)
+
+
+@pytest.fixture(scope="module")
+def forked_run(outside: Path) -> dict[str, object]:
+    """A run big enough for two workers, in a fresh interpreter (one thread:
+    its workers are forked from it, with the engine loaded): its findings,
+    its internal errors, and whether libcst's nodes are still frozen after it
+    and after a worker's start."""
+    script = (
+        "import json\n"
+        "import libcst\n"
+        "from ownlint import api, runner, workers\n"
+        "from ownlint.config import default_config\n"
+        "def frozen():\n"
+        "    return libcst.Name.__setattr__ is not object.__setattr__\n"
+        "runner.PARALLEL_MIN_LINES = 50\n"
+        f"pooled = api.check_paths([{str(FIXTURES)!r}], default_config(), jobs=2)\n"
+        "after_run = frozen()\n"
+        "workers.start_worker()\n"
+        "print(json.dumps({\n"
+        "    'findings': [[d.path, d.code, d.span.line, d.span.column, d.message] for d in pooled.findings],\n"
+        "    'internal': [e.message for e in pooled.errors if 'internal error' in e.message],\n"
+        "    'frozen': [after_run, frozen()],\n"
+        "}))\n"
+    )
+    return json.loads(run_script(script, outside))  # type: ignore[no-any-return]
+
+
+@CORPUS_GROUP
+def test_forked_workers_find_what_one_process_finds(forked_run: dict[str, object], one_process: RunResult) -> None:
     """A run big enough for two workers, forked from a process that has
     loaded the engine: the findings are those of one process."""
-    script = (
-        "from ownlint import api, runner\n"
-        "from ownlint.config import default_config\n"
-        "runner.PARALLEL_MIN_LINES = 50\n"
-        f"fixtures = {str(FIXTURES)!r}\n"
-        "def found(result):\n"
-        "    return [(d.path, d.code, d.span.line, d.span.column, d.message) for d in result.findings]\n"
-        "pooled = api.check_paths([fixtures], default_config(), jobs=2)\n"
-        "alone = api.check_paths([fixtures], default_config(), jobs=1)\n"
-        "print(len(pooled.findings) > 100, found(alone) == found(pooled), [e.message for e in pooled.errors if 'internal error' in e.message])\n"
-    )
-    assert run_script(script, tmp_path) == "True True []\n"
+    alone = [[d.path, d.code, d.span.line, d.span.column, d.message] for d in one_process.findings]
+    assert len(alone) > 100
+    assert forked_run["findings"] == alone
+    assert forked_run["internal"] == []
 
 
 def test_a_worker_that_dies_costs_only_the_file_it_had(tmp_path: Path) -> None:
@@ -404,13 +449,15 @@ def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_command_line_gives_what_one_process_gives(tmp_path: Path) -> None:
-    """`ownlint check --no-cache --jobs 2` finds what `--jobs 1` finds, and
-    prints nothing on standard error."""
-    pooled = run_cli(["--no-cache", "--jobs", "2", str(FIXTURES)], tmp_path)
-    alone = run_cli(["--no-cache", "--jobs", "1", str(FIXTURES)], tmp_path)
-    assert pooled.returncode == alone.returncode == 1 and not pooled.stderr
-    assert json.loads(pooled.stdout)["findings"] == json.loads(alone.stdout)["findings"]
+@CORPUS_GROUP
+def test_the_command_line_gives_what_one_process_gives(outside: Path, one_process: RunResult) -> None:
+    """`ownlint check --no-cache --jobs 2` finds what one process finds with
+    one job, and prints nothing on standard error."""
+    from ownlint.render import json_
+
+    pooled = run_cli(["--no-cache", "--jobs", "2", str(FIXTURES)], outside)
+    assert pooled.returncode == 1 and not pooled.stderr
+    assert json.loads(pooled.stdout)["findings"] == json_.document(one_process)["findings"]
 
 
 def test_a_qualified_model_name_triggers_only_with_its_package() -> None:

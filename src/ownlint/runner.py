@@ -105,7 +105,7 @@ def _analyze_component(files: list[SourceFile], models: ModelSet, options: Engin
     in one file's analysis as an internal error; it is a limit of this run
     (see `ownlint.workers`), not a bug, and is said so here."""
     project = load_engine()  # libcst is imported only when something is analysed
-    reports: list[FileReport] = project.analyze_project(files, models, options)
+    reports: list[FileReport] = project.analyze_project(files, models, options, analysed=workers.analysed)
     for report in reports:
         for i, error in enumerate(report.errors):
             if error.message.startswith(_ENGINE_MEMORY_ERROR):
@@ -211,7 +211,7 @@ def _run(
 
 def _drive(pool: workers.Pool[list[_Piece]], tasks: deque[list[_Piece]], results: _Results) -> None:
     """Runs `tasks` in `pool` until every component has its reports."""
-    for task, ending in pool.run(tasks, results.files):
+    for task, ending in pool.run(tasks, results.files, results.progress):
         if isinstance(ending, workers.Done):
             again = results.took(task, pickle.loads(ending.reports))
         else:
@@ -303,6 +303,7 @@ class _Results:
         self.got: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its final report
         self.alone: dict[int, dict[int, FileReport]] = {}  # component -> file position -> its report alone
         self.probes: dict[int, int] = {}  # component -> files being analysed alone
+        self.told: dict[int, int] = {}  # component -> its files `done` was told of before it was complete
 
     def whole(self, indices: list[int]) -> list[_Piece]:
         """A task of whole components."""
@@ -326,6 +327,19 @@ class _Results:
                 self.got.setdefault(piece.component, {}).update(zip(piece.files, found, strict=True))
                 self._complete(piece.component)
         return again
+
+    def progress(self, task: list[_Piece], analysed: int) -> None:
+        """Takes how many files of a running task are analysed (its pieces in
+        order), and tells `done` of those of whole components not told of yet.
+        Only whole components count: what a piece run again after a stop
+        analyses is told of when its component is complete."""
+        for piece in task:
+            n = min(analysed, len(piece.files))
+            analysed -= n
+            c = piece.component
+            if len(piece.files) == len(self.components[c]) and self.reports[c] is None and n > self.told.get(c, 0):
+                self.done(n - self.told.get(c, 0))
+                self.told[c] = n
 
     def stopped(self, task: list[_Piece], at: int | None, reason: str) -> list[list[_Piece]]:
         """Takes a task that stopped (`reason`) while its worker analysed piece
@@ -381,7 +395,9 @@ class _Results:
         if len(got) < len(self.components[c]) or self.reports[c] is not None:
             return
         self.reports[c] = [got[i] for i in range(len(self.components[c]))]
-        self.done(len(self.components[c]))
+        left = len(self.components[c]) - self.told.pop(c, 0)
+        if left:
+            self.done(left)
 
 
 def _failed(results: list[list[FileReport] | None], components: list[list[SourceFile]], error: OSError) -> None:

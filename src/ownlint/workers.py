@@ -30,6 +30,12 @@ one stuck on a file never outlives a run that was killed. It imports
 nothing from the current directory, however it was started
 (`processes.clean_start`, `processes.own_import_path`).
 
+As it works, a worker also counts in shared memory the files of its task
+whose analysis is over (`analysed`, which the engine is given); its parent
+reads the count every `PROGRESS_SECONDS` and passes it on, so that a
+progress bar advances within one long task: one integer written per file,
+no message.
+
 `ProcessPoolExecutor` cannot kill one worker, and after one dies it fails
 every task it has; hence this pool. Like the runner, it does not import
 libcst.
@@ -65,8 +71,10 @@ if TYPE_CHECKING:
 WORKER_MEMORY = 2 << 30  # bytes a worker may grow by (see the module's docstring)
 TASK_SECONDS = 30.0
 TASK_SECONDS_PER_LINE = 0.010
+PROGRESS_SECONDS = 0.1  # how often a parent that follows the progress looks at its workers' counts
 
 _memory_limit: int | None = None  # in a worker: what it may grow by, once set
+_finished: c_int | None = None  # in a worker: files of its task analysed so far, read by its parent
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +119,12 @@ def out_of_memory() -> str:
     return f"ran out of memory (a worker process may use {_memory_limit / (1 << 30):.3g} GiB more than it starts with)"
 
 
+def analysed(count: int) -> None:
+    """In a worker, counts `count` more files of its task as analysed; elsewhere nothing."""
+    if _finished is not None:
+        _finished.value += count
+
+
 def start_worker() -> None:
     """What a worker does first: cap its memory, load the engine (inherited
     where it was forked from a process that had it)."""
@@ -153,13 +167,22 @@ def _data_size() -> int:
 
 
 def _worker_main(
-    conn: Connection, parents: Connection, piece: c_int, analyze: Analyze, models: ModelSet, options: EngineOptions
+    conn: Connection,
+    parents: Connection,
+    piece: c_int,
+    finished: c_int,
+    analyze: Analyze,
+    models: ModelSet,
+    options: EngineOptions,
 ) -> None:
     """A worker's life: tasks in, answers out, until it is sent None, its
     parent is gone, or a task stops it (then it ends: a fresh worker takes
     the next task). Before each piece it writes the piece's index into
-    `piece`, which its parent reads if it dies. `parents`: the parent's end
+    `piece`, which its parent reads if it dies; `finished` counts the files
+    of the task analysed so far (`analysed`). `parents`: the parent's end
     of the pipe, closed here, or this end would never see the parent go."""
+    global _finished
+    _finished = finished
     sys.path[:] = own_import_path(sys.path)  # forked from a process started with the current directory on its path
     parents.close()
     die_with_parent()
@@ -192,9 +215,13 @@ def _work(
 ) -> Done | Stopped | _Broken:
     reports: list[list[FileReport]] = []
     try:
+        before = 0  # files of the pieces before this one
         for i, files in enumerate(task):
             piece.value = i
+            if _finished is not None:
+                _finished.value = before  # whatever the engine told of the last piece, it is all done
             reports.append(analyze(files, models, options))
+            before += len(files)
         piece.value = -1
         return Done(pickle.dumps(reports, pickle.HIGHEST_PROTOCOL))
     except MemoryError:
@@ -214,8 +241,13 @@ class _Worker:
     ) -> None:
         self.conn, there = context.Pipe()
         self.piece = context.RawValue("i", -1)  # written by the worker (see `_worker_main`)
+        self.finished = context.RawValue("i", 0)  # likewise
+        self.told = 0  # what the parent last read of `finished`
         self.process: multiprocessing.process.BaseProcess = context.Process(  # type: ignore[attr-defined]  # typeshed: only each concrete context (fork, spawn) has a Process
-            target=_worker_main, args=(there, self.conn, self.piece, *args), name="ownlint worker", daemon=True
+            target=_worker_main,
+            args=(there, self.conn, self.piece, self.finished, *args),
+            name="ownlint worker",
+            daemon=True,
         )
         if context.get_start_method() == "fork":
             self.process.start()
@@ -230,6 +262,7 @@ class _Worker:
         """Sends a task (OSError if the worker is gone)."""
         self.limit = time_limit(task)
         self.piece.value = -1
+        self.finished.value = self.told = 0
         self.deadline = time.monotonic() + self.limit
         self.conn.send(task)
 
@@ -311,11 +344,18 @@ class Pool(Generic[T]):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def run(self, tasks: deque[T], files: Callable[[T], list[list[SourceFile]]]) -> Iterator[tuple[T, Done | Stopped]]:
+    def run(
+        self,
+        tasks: deque[T],
+        files: Callable[[T], list[list[SourceFile]]],
+        progress: Callable[[T, int], None] | None = None,
+    ) -> Iterator[tuple[T, Done | Stopped]]:
         """Runs `tasks`, first come first served, and yields each with how it
         ended, as they end; the caller may add tasks to `tasks` meanwhile.
-        `files(task)`: the files of each of its pieces. Raises WorkerError
-        if a worker fails outside of any piece's analysis."""
+        `files(task)`: the files of each of its pieces. `progress(task, n)`:
+        told, every `PROGRESS_SECONDS` at most, how many files of a running
+        task are analysed so far, when that has grown (its pieces in order).
+        Raises WorkerError if a worker fails outside of any piece's analysis."""
         from multiprocessing.connection import wait
 
         busy = self.busy
@@ -333,10 +373,15 @@ class Pool(Generic[T]):
             if not busy:
                 continue
             timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+            if progress is not None:
+                timeout = min(timeout, PROGRESS_SECONDS)
             wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout)
             for worker in list(busy):
                 ending = worker.ending()
                 if ending is None:
+                    if progress is not None and worker.finished.value > worker.told:
+                        worker.told = worker.finished.value
+                        progress(busy[worker], worker.told)
                     continue
                 task = busy.pop(worker)
                 if isinstance(ending, _Broken):

@@ -12,7 +12,7 @@ import contextlib
 import gc
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -161,14 +161,25 @@ YOUNG_GC_THRESHOLD = 10_000
 
 
 def analyze_project(
-    files: list[SourceFile], models: ModelSet, options: EngineOptions, stats: list[FunctionStats] | None = None
+    files: list[SourceFile],
+    models: ModelSet,
+    options: EngineOptions,
+    stats: list[FunctionStats] | None = None,
+    analysed: Callable[[int], None] | None = None,
 ) -> list[FileReport]:
     """One report per file, in the order given. Never raises for one file's sake:
     an internal error in a file becomes an error entry in its report. With
     `stats`, what each function's analysis cost is appended to it (for the
-    benchmarks and the property tests)."""
+    benchmarks and the property tests). `analysed(n)` is told as `n` more
+    files are analysed (those that could not be loaded, once all are loaded),
+    so that a progress bar can advance within one large call; what is left
+    after the last file (positions, the reports) is a small part of the whole."""
     with _trees_outside_gc() as collecting:
-        return _analyze_project(files, models, options, collecting, stats)
+        return _analyze_project(files, models, options, collecting, stats, analysed or _told_nobody)
+
+
+def _told_nobody(count: int) -> None:
+    pass
 
 
 def _analyze_project(
@@ -176,7 +187,8 @@ def _analyze_project(
     models: ModelSet,
     options: EngineOptions,
     collecting: bool,
-    stats: list[FunctionStats] | None = None,
+    stats: list[FunctionStats] | None,
+    analysed: Callable[[int], None],
 ) -> list[FileReport]:
     reports = [FileReport(f.path) for f in files]
     modnames = unique_module_names(files)
@@ -191,6 +203,8 @@ def _analyze_project(
     project = Project([u for u in units if u is not None], models, options, reports)
     if stats is not None:
         project.stats = []
+    if len(project.units) < len(files):
+        analysed(len(files) - len(project.units))
     raw: list[RawViolation] = []
     for unit in project.units:
         try:
@@ -201,6 +215,7 @@ def _analyze_project(
             reports[unit.index].errors.append(
                 FileError(unit.path, f"internal error in ownlint {__version__}: {type(exc).__name__}: {exc}")
             )
+        analysed(1)
     project.finish()
     positions = _Positions(units)
     for unit, node, _, _ in project.budget_notes:

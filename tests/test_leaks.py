@@ -191,3 +191,70 @@ def test_no_leak_is_reported_where_paths_were_merged_past_the_budget(models: Mod
     (report,) = analyze_project([SourceFile("m.py", source)], models, EngineOptions(checkers=CHECKERS))
     assert [e.kind for e in report.errors] == ["budget"]
     assert [d.code for d in report.diagnostics] == []
+
+
+def test_a_handle_a_project_function_makes_and_returns_is_the_callers_to_release(models: ModelSet) -> None:
+    """A helper that creates a handle, checks the status and returns the
+    handle hands it to its caller: there it is a new handle, and the
+    caller's path decides (TensorRT's `create_cuda_context` style)."""
+    source = (
+        HEADER
+        + """
+def make_stream():
+    err, s = runtime.cudaStreamCreate()
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+    return s
+
+def make_twice():
+    return make_stream()
+
+def leaked():
+    s = make_stream()
+    (err,) = runtime.cudaStreamSynchronize(s)
+    return 1
+
+def leaked_through_two():
+    s = make_twice()
+
+def released():
+    s = make_stream()
+    runtime.cudaStreamDestroy(s)
+
+def returned():
+    s = make_stream()
+    return s
+
+def stored(holder):
+    holder.s = make_stream()
+"""
+    )
+    assert leaks(source, models) == [16, 19]
+
+
+def test_a_status_tuple_given_to_a_checking_wrapper_comes_back_as_its_handle(models: ModelSet) -> None:
+    """`check(runtime.cudaEventCreate())`: a project function that checks a
+    creation's status tuple and returns what is left (cuda-python's
+    `check_cuda_errors`, TensorRT's `cuda_call`) hands the handle back."""
+    source = (
+        HEADER
+        + """
+def check(result):
+    if result[0].value:
+        raise RuntimeError(result[0])
+    return result[1]
+
+def leaked():
+    ev = check(runtime.cudaEventCreate())
+    check(runtime.cudaEventSynchronize(ev))
+    return 1
+
+def released():
+    ev = check(runtime.cudaEventCreate())
+    check(runtime.cudaEventDestroy(ev))
+
+def returned():
+    return check(runtime.cudaEventCreate())
+"""
+    )
+    assert leaks(source, models) == [12]

@@ -32,7 +32,7 @@ import libcst as cst
 from ownlint.engine import effects as fx
 from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findings, Release, Transfer
 from ownlint.engine.state import LIVE
-from ownlint.engine.values import Obj, objects_in
+from ownlint.engine.values import Obj, Seq, Status, Val, objects_in
 
 # effects by which a modelled call keeps a handle passed to it
 _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
@@ -60,6 +60,8 @@ class LeakChecker(Checker):
     def on_call_post(self, e: CallPost, out: Findings) -> None:
         modelled_keeps = e.model is not None and any(isinstance(x, _KEEPS) for x in e.model.effects)
         keeps = e.model is None or modelled_keeps
+        if e.model is None and not e.method:
+            self._handed_back(e, out)
         returned = objects_in(e.result) if keeps else ()
         for _, value in e.args:
             for obj in objects_in(value):
@@ -68,11 +70,34 @@ class LeakChecker(Checker):
                     out.set_fact(obj, None)
                 elif type(fact) is Passed:
                     out.set_fact(obj, None if keeps and obj not in returned else fact.held)
+                elif type(fact) is Held and e.model is None and obj not in returned:
+                    out.set_fact(obj, None)  # given to an unknown call that published no escape (a thread's `args`)
         if e.made and e.model is not None and _owned(e.model.effects):
             held = Held(id(e.node), e.callee.rpartition(".")[2])
             for obj in e.made:
                 if out.fact(obj) is None:  # not stored away by the call itself (`f(byref(self.h))`)
                     out.set_fact(obj, held)
+
+    def _handed_back(self, e: CallPost, out: Findings) -> None:
+        """A project function's value that holds a handle is a new handle at
+        its caller: one the callee made and returned (its last fact there,
+        `Passed` at its `return`, came back with it), or the handle inside a
+        creation's status tuple given to a function whose value the analysis
+        does not know (a status-checking wrapper: `check(cudaEventCreate())`
+        returns the event)."""
+        passed = {obj for _, value in e.args for obj in objects_in(value)}
+        for obj in objects_in(e.result):
+            fact = out.fact(obj)
+            if type(fact) is Passed and obj not in passed:
+                out.set_fact(obj, Held(id(e.node), e.callee.rpartition(".")[2]))
+        if e.result is not None or len(e.args) != 1:
+            return
+        handles = _status_tuple_handles(e.args[0][1])
+        fact = out.fact(handles[0]) if len(handles) == 1 else None
+        if type(fact) is Passed:
+            handle = out.result_object(e.node, f"created by `{fact.held.callee}` here")
+            out.set_fact(handles[0], None)
+            out.set_fact(handle, fact.held)
 
     def on_bind(self, e: Bind, out: Findings) -> None:
         """A handle put into a container (`bufs += [(h, d)]`, `pair = (s, e)`)
@@ -138,6 +163,13 @@ def _calls(node: cst.CSTNode, last_name: str) -> bool:
                 return True
         stack.extend(n.children)
     return False
+
+
+def _status_tuple_handles(value: Val) -> list[Obj]:
+    """The handles in a modelled call's `(status, ...)` tuple, or none."""
+    if type(value) is Seq and value.items and type(value.items[0]) is Status:
+        return [obj for item in value.items[1:] for obj in objects_in(item)]
+    return []
 
 
 def _owned(effects: tuple[fx.Effect, ...]) -> bool:

@@ -6,6 +6,7 @@ real code."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -258,3 +259,88 @@ def returned():
 """
     )
     assert leaks(source, models) == [12]
+
+
+def test_a_handle_held_when_an_exception_is_raised_leaks_there(models: ModelSet) -> None:
+    """OWN206: reported at the first call after the creation that may raise
+    (here the exception built for the `raise`), not at the check of the
+    creation's own status (when that raises, nothing was made)."""
+    source = (
+        HEADER
+        + """
+def two(n):
+    err, a = runtime.cudaMalloc(n)
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+    err, b = runtime.cudaMalloc(n)
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+    return a, b
+"""
+    )
+    assert leaks(source, models, "OWN206") == [10]
+
+
+def test_no_exception_path_leak_where_finally_releases_or_the_handle_leaks_anyway(models: ModelSet) -> None:
+    source = (
+        HEADER
+        + """
+def check(err):
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+
+def in_finally(n, work):
+    err, d = runtime.cudaMalloc(n)
+    check(err)
+    try:
+        work(n)
+    finally:
+        runtime.cudaFree(d)
+
+def no_raise_between(n):
+    err, d = runtime.cudaMalloc(n)
+    check(err)
+    (err,) = runtime.cudaMemset(d, 0, n)
+    runtime.cudaFree(d)
+    check(err)
+
+def leaked_anyway(n):
+    err, d = runtime.cudaMalloc(n)
+    check(err)
+    if n > 1:
+        raise ValueError(n)
+    return 1
+"""
+    )
+    assert leaks(source, models, "OWN206") == []
+
+
+def test_leaks_on_exception_are_reported_only_where_selected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OWN206 is a preview rule: `select = ["OWN"]` (the default) leaves it off."""
+    from dataclasses import replace
+
+    from ownlint import api
+    from ownlint.config import default_config
+
+    (tmp_path / "m.py").write_text(
+        textwrap.dedent(
+            """
+            from cuda.bindings import runtime as cudart
+
+            def allocate(n):
+                err, a = cudart.cudaMalloc(n)
+                if err != cudart.cudaError_t.cudaSuccess:
+                    raise RuntimeError(err)
+                err, b = cudart.cudaMalloc(n)
+                if err != cudart.cudaError_t.cudaSuccess:
+                    raise RuntimeError(err)
+                return a, b
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    config = default_config(tmp_path)
+    assert [d.code for d in api.check_paths([Path("m.py")], config).findings] == []
+    selected = replace(config, select=("OWN", "OWN206"))
+    assert [(d.code, d.span.line) for d in api.check_paths([Path("m.py")], selected).findings] == [("OWN206", 10)]

@@ -62,7 +62,9 @@ SUPERSEDES: dict[str, frozenset[str]] = {
 # of paths reach it at different sites: a handle leaked at two `return`s is one leak. A handle is told
 # by the first step of its story (its creation) and, for one a project function made and returned, the
 # call that returned it (each caller holds its own).
-ONCE_PER_HANDLE = frozenset({"OWN205"})
+ONCE_PER_HANDLE = frozenset({"OWN205", "OWN206"})
+# A handle that leaks on a normal path (OWN205) is not reported again for the paths of exceptions (OWN206).
+LEAKED_ANYWAY = ("OWN205", "OWN206")
 
 
 def most_specific(violations: list[Violation]) -> list[Violation]:
@@ -88,6 +90,10 @@ def _once_per_handle(violations: list[Violation]) -> list[Violation]:
                 first[key] = v
     if not first:
         return violations
+    leaked, on_exception = LEAKED_ANYWAY
+    for code, path, handle in list(first):
+        if code == on_exception and (leaked, path, handle) in first:
+            del first[(code, path, handle)]
     kept = {id(v) for v in first.values()}
     return [v for v in violations if v.code not in ONCE_PER_HANDLE or not v.story or id(v) in kept]
 

@@ -25,7 +25,7 @@ fact is forgotten (`Checker.join_facts`): no finding without proof.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -41,10 +41,14 @@ _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
 @dataclass(frozen=True, slots=True)
 class Held:
     """Made by the call `call` (its node's id) of `callee` (its last name),
-    owned by this frame, neither released nor handed off."""
+    owned by this frame, neither released nor handed off; `risk` is the first
+    call since then that may raise (OWN206), `risk_id` its id (two paths with
+    the same first risk have equal facts)."""
 
     call: int
     callee: str
+    risk_id: int = 0
+    risk: cst.Call | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +66,8 @@ class LeakChecker(Checker):
         keeps = e.model is None or modelled_keeps
         if e.model is None and not e.method:
             self._handed_back(e, out)
+        if not out.models.never_raises(e.callee):
+            _note_risk(e, out)
         returned = objects_in(e.result) if keeps else ()
         for _, value in e.args:
             for obj in objects_in(value):
@@ -126,6 +132,11 @@ class LeakChecker(Checker):
         if out.merged:
             return  # paths merged past the budget may have forgotten the name or container holding it
         fact = out.fact(e.obj)
+        if e.frame == "raise":
+            if type(fact) is Held and fact.risk is not None and e.state.kind == LIVE:
+                out.set_fact(e.obj, None)
+                out.report("OWN206", fact.risk, e.name, (("made by", fact.callee),), obj=e.obj)
+            return
         if type(fact) is not Held or e.state.kind != LIVE or type(e.node) is cst.FunctionDef:
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves
         if e.name is not None and "." in e.name:
@@ -138,6 +149,25 @@ class LeakChecker(Checker):
             return
         out.set_fact(e.obj, None)
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
+
+
+def _note_risk(e: CallPost, out: Findings) -> None:
+    """The call `e` may raise: it is the first risk of each handle held with
+    none yet, unless it checks that handle's own creation status (when that
+    check raises, the creation failed and nothing was made)."""
+    checked = {status.call for _, value in e.args for status in _statuses(value)}
+    for obj, fact in list(out.facts()):
+        if type(fact) is Held and fact.risk is None and fact.call not in checked:
+            out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=e.node))
+
+
+def _statuses(value: Val) -> list[Status]:
+    """The statuses in an argument: a status, or a status tuple's first element."""
+    if type(value) is Status:
+        return [value]
+    if type(value) is Seq and value.items and type(value.items[0]) is Status:
+        return [value.items[0]]
+    return []
 
 
 def _contains(node: cst.CSTNode, target: int) -> bool:

@@ -8,7 +8,9 @@ a failure, and so is an expected one that is missing. Fixtures are checked
 with the default configuration, whatever configuration lies around them,
 except that a directory holding a `models.toml` checks its fixtures with
 that model file too (as a project's `models = [...]` would): general model
-features, shown on a binding that is no real API.
+features, shown on a binding that is no real API; and a directory holding a
+`select.txt` (one code per line) selects those codes too (a preview rule,
+off by default: `leaks/on_exception/` selects OWN206).
 
 `# E:` comments are found by a regular expression on each line (not by
 `tokenize`), so that fixtures that do not parse (OWN001) can carry them too;
@@ -80,6 +82,9 @@ def check_fixture(target: Path, files: list[Path], monkeypatch: pytest.MonkeyPat
     model = (target if target.is_dir() else target.parent) / "models.toml"
     if model.is_file():
         config = replace(config, models=(model,))
+    selected = (target if target.is_dir() else target.parent) / "select.txt"
+    if selected.is_file():
+        config = replace(config, select=(*config.select, *selected.read_text(encoding="utf-8").split()))
     result = api.check_paths([target], config)
     assert not result.errors, "\n".join(f"{e.path}: {e.message}" for e in result.errors)
     expected: set[Finding] = set()

@@ -6,6 +6,7 @@ real code."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,155 @@ def test_no_leak_is_reported_where_paths_were_merged_past_the_budget(models: Mod
     (report,) = analyze_project([SourceFile("m.py", source)], models, EngineOptions(checkers=CHECKERS))
     assert [e.kind for e in report.errors] == ["budget"]
     assert [d.code for d in report.diagnostics] == []
+
+
+def test_a_handle_a_project_function_makes_and_returns_is_the_callers_to_release(models: ModelSet) -> None:
+    """A helper that creates a handle, checks the status and returns the
+    handle hands it to its caller: there it is a new handle, and the
+    caller's path decides (TensorRT's `create_cuda_context` style)."""
+    source = (
+        HEADER
+        + """
+def make_stream():
+    err, s = runtime.cudaStreamCreate()
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+    return s
+
+def make_twice():
+    return make_stream()
+
+def leaked():
+    s = make_stream()
+    (err,) = runtime.cudaStreamSynchronize(s)
+    return 1
+
+def leaked_through_two():
+    s = make_twice()
+
+def released():
+    s = make_stream()
+    runtime.cudaStreamDestroy(s)
+
+def returned():
+    s = make_stream()
+    return s
+
+def stored(holder):
+    holder.s = make_stream()
+"""
+    )
+    assert leaks(source, models) == [16, 19]
+
+
+def test_a_status_tuple_given_to_a_checking_wrapper_comes_back_as_its_handle(models: ModelSet) -> None:
+    """`check(runtime.cudaEventCreate())`: a project function that checks a
+    creation's status tuple and returns what is left (cuda-python's
+    `check_cuda_errors`, TensorRT's `cuda_call`) hands the handle back."""
+    source = (
+        HEADER
+        + """
+def check(result):
+    if result[0].value:
+        raise RuntimeError(result[0])
+    return result[1]
+
+def leaked():
+    ev = check(runtime.cudaEventCreate())
+    check(runtime.cudaEventSynchronize(ev))
+    return 1
+
+def released():
+    ev = check(runtime.cudaEventCreate())
+    check(runtime.cudaEventDestroy(ev))
+
+def returned():
+    return check(runtime.cudaEventCreate())
+"""
+    )
+    assert leaks(source, models) == [12]
+
+
+def test_a_handle_held_when_an_exception_is_raised_leaks_there(models: ModelSet) -> None:
+    """OWN206: reported at the first call after the creation that may raise
+    (here the exception built for the `raise`), not at the check of the
+    creation's own status (when that raises, nothing was made)."""
+    source = (
+        HEADER
+        + """
+def two(n):
+    err, a = runtime.cudaMalloc(n)
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+    err, b = runtime.cudaMalloc(n)
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+    return a, b
+"""
+    )
+    assert leaks(source, models, "OWN206") == [10]
+
+
+def test_no_exception_path_leak_where_finally_releases_or_the_handle_leaks_anyway(models: ModelSet) -> None:
+    source = (
+        HEADER
+        + """
+def check(err):
+    if err != runtime.cudaError_t.cudaSuccess:
+        raise RuntimeError(err)
+
+def in_finally(n, work):
+    err, d = runtime.cudaMalloc(n)
+    check(err)
+    try:
+        work(n)
+    finally:
+        runtime.cudaFree(d)
+
+def no_raise_between(n):
+    err, d = runtime.cudaMalloc(n)
+    check(err)
+    (err,) = runtime.cudaMemset(d, 0, n)
+    runtime.cudaFree(d)
+    check(err)
+
+def leaked_anyway(n):
+    err, d = runtime.cudaMalloc(n)
+    check(err)
+    if n > 1:
+        raise ValueError(n)
+    return 1
+"""
+    )
+    assert leaks(source, models, "OWN206") == []
+
+
+def test_leaks_on_exception_are_reported_only_where_selected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OWN206 is a preview rule: `select = ["OWN"]` (the default) leaves it off."""
+    from dataclasses import replace
+
+    from ownlint import api
+    from ownlint.config import default_config
+
+    (tmp_path / "m.py").write_text(
+        textwrap.dedent(
+            """
+            from cuda.bindings import runtime as cudart
+
+            def allocate(n):
+                err, a = cudart.cudaMalloc(n)
+                if err != cudart.cudaError_t.cudaSuccess:
+                    raise RuntimeError(err)
+                err, b = cudart.cudaMalloc(n)
+                if err != cudart.cudaError_t.cudaSuccess:
+                    raise RuntimeError(err)
+                return a, b
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    config = default_config(tmp_path)
+    assert [d.code for d in api.check_paths([Path("m.py")], config).findings] == []
+    selected = replace(config, select=("OWN", "OWN206"))
+    assert [(d.code, d.span.line) for d in api.check_paths([Path("m.py")], selected).findings] == [("OWN206", 10)]

@@ -1,11 +1,13 @@
 """Every rule's examples are tests (Fixit's VALID / INVALID): ownlint reports in
 each INVALID example exactly the lines marked `# E: OWNnnn`, and nothing, not
 even an error entry, in each VALID one. Each example is checked alone, as a
-fixture file is (tests/test_fixtures.py), with the default configuration.
+fixture file is (tests/test_fixtures.py), with the default configuration
+(a preview rule's examples also select the rule).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from ownlint.config import default_config
 from ownlint.registry import all_rules, example_source, shown
 
 Case = tuple[str, str, int]  # (rule code, "invalid" or "valid", index)
+Triple = tuple[str, int, str]  # (path, line, code)
 
 
 def cases() -> list[Case]:
@@ -30,13 +33,17 @@ def _id(case: Case) -> str:
     return "-".join(map(str, case))
 
 
-def check(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[set, set, dict]:
-    """(expected, reported, messages) for one example, as (path, line, code) triples."""
+def check(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, select: tuple[str, ...] = ()
+) -> tuple[set[Triple], set[Triple], dict[Triple, str]]:
+    """(expected, reported, messages) for one example, as (path, line, code) triples
+    (`select`: codes selected besides the default ones)."""
     name = "example.py"
     source = example_source(text)
     (tmp_path / name).write_text(source, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    result = api.check_paths([tmp_path / name], default_config(tmp_path))
+    config = default_config(tmp_path)
+    result = api.check_paths([tmp_path / name], replace(config, select=(*config.select, *select)))
     assert not result.errors, "\n".join(f"{e.path}: {e.message}" for e in result.errors)
     reported = {(d.path, d.span.line, d.code) for d in result.findings}
     messages = {(d.path, d.span.line, d.code): d.message for d in result.findings}
@@ -48,7 +55,7 @@ def test_example(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     code, kind, index = case
     rule = all_rules()[code]
     text = (rule.invalid if kind == "invalid" else rule.valid)[index]
-    expected, reported, messages = check(text, tmp_path, monkeypatch)
+    expected, reported, messages = check(text, tmp_path, monkeypatch, (code,) if rule.preview else ())
     if kind == "invalid":
         assert rule.code in {c for _, _, c in expected}, f"an INVALID example of {rule.code} marks no {rule.code}"
     else:

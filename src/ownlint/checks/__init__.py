@@ -60,8 +60,11 @@ SUPERSEDES: dict[str, frozenset[str]] = {
 
 # Rules reported once per handle (the first site in the file where it holds, by line), whatever number
 # of paths reach it at different sites: a handle leaked at two `return`s is one leak. A handle is told
-# by the first step of its story (its creation).
-ONCE_PER_HANDLE = frozenset({"OWN205"})
+# by the first step of its story (its creation) and, for one a project function made and returned, the
+# call that returned it (each caller holds its own).
+ONCE_PER_HANDLE = frozenset({"OWN205", "OWN206"})
+# A handle that leaks on a normal path (OWN205) is not reported again for the paths of exceptions (OWN206).
+LEAKED_ANYWAY = ("OWN205", "OWN206")
 
 
 def most_specific(violations: list[Violation]) -> list[Violation]:
@@ -82,13 +85,25 @@ def _once_per_handle(violations: list[Violation]) -> list[Violation]:
     first: dict[tuple[str, str, object], Violation] = {}
     for v in violations:
         if v.code in ONCE_PER_HANDLE and v.story:
-            key = (v.code, v.path, (v.story[0].path, v.story[0].span))
+            key = (v.code, v.path, _handle_of(v))
             if key not in first or _site(v) < _site(first[key]):
                 first[key] = v
     if not first:
         return violations
+    leaked, on_exception = LEAKED_ANYWAY
+    for code, path, handle in list(first):
+        if code == on_exception and (leaked, path, handle) in first:
+            del first[(code, path, handle)]
     kept = {id(v) for v in first.values()}
     return [v for v in violations if v.code not in ONCE_PER_HANDLE or not v.story or id(v) in kept]
+
+
+def _handle_of(v: Violation) -> tuple[object, ...]:
+    """Where the handle a finding is about was made (and, made by a project
+    function, where that function returned it: the story steps the replay of
+    a summary adds, `returned by ... here`)."""
+    returned = [(s.path, s.span) for s in v.story if s.label.startswith("returned by `")]
+    return (v.story[0].path, v.story[0].span, *returned[-1:])
 
 
 def _site(v: Violation) -> tuple[int, int]:

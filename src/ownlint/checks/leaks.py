@@ -25,14 +25,14 @@ fact is forgotten (`Checker.join_facts`): no finding without proof.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from ownlint.engine import effects as fx
 from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findings, Release, Transfer
 from ownlint.engine.state import LIVE
-from ownlint.engine.values import Obj, objects_in
+from ownlint.engine.values import Obj, Seq, Status, Val, objects_in
 
 # effects by which a modelled call keeps a handle passed to it
 _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
@@ -41,10 +41,14 @@ _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
 @dataclass(frozen=True, slots=True)
 class Held:
     """Made by the call `call` (its node's id) of `callee` (its last name),
-    owned by this frame, neither released nor handed off."""
+    owned by this frame, neither released nor handed off; `risk` is the first
+    call since then that may raise (OWN206), `risk_id` its id (two paths with
+    the same first risk have equal facts)."""
 
     call: int
     callee: str
+    risk_id: int = 0
+    risk: cst.Call | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,10 @@ class LeakChecker(Checker):
     def on_call_post(self, e: CallPost, out: Findings) -> None:
         modelled_keeps = e.model is not None and any(isinstance(x, _KEEPS) for x in e.model.effects)
         keeps = e.model is None or modelled_keeps
+        if e.model is None and not e.method:
+            self._handed_back(e, out)
+        if not out.models.never_raises(e.callee):
+            _note_risk(e, out)
         returned = objects_in(e.result) if keeps else ()
         for _, value in e.args:
             for obj in objects_in(value):
@@ -68,11 +76,34 @@ class LeakChecker(Checker):
                     out.set_fact(obj, None)
                 elif type(fact) is Passed:
                     out.set_fact(obj, None if keeps and obj not in returned else fact.held)
+                elif type(fact) is Held and e.model is None and obj not in returned:
+                    out.set_fact(obj, None)  # given to an unknown call that published no escape (a thread's `args`)
         if e.made and e.model is not None and _owned(e.model.effects):
             held = Held(id(e.node), e.callee.rpartition(".")[2])
             for obj in e.made:
                 if out.fact(obj) is None:  # not stored away by the call itself (`f(byref(self.h))`)
                     out.set_fact(obj, held)
+
+    def _handed_back(self, e: CallPost, out: Findings) -> None:
+        """A project function's value that holds a handle is a new handle at
+        its caller: one the callee made and returned (its last fact there,
+        `Passed` at its `return`, came back with it), or the handle inside a
+        creation's status tuple given to a function whose value the analysis
+        does not know (a status-checking wrapper: `check(cudaEventCreate())`
+        returns the event)."""
+        passed = {obj for _, value in e.args for obj in objects_in(value)}
+        for obj in objects_in(e.result):
+            fact = out.fact(obj)
+            if type(fact) is Passed and obj not in passed:
+                out.set_fact(obj, Held(id(e.node), e.callee.rpartition(".")[2]))
+        if e.result is not None or len(e.args) != 1:
+            return
+        handles = _status_tuple_handles(e.args[0][1])
+        fact = out.fact(handles[0]) if len(handles) == 1 else None
+        if type(fact) is Passed:
+            handle = out.result_object(e.node, f"created by `{fact.held.callee}` here")
+            out.set_fact(handles[0], None)
+            out.set_fact(handle, fact.held)
 
     def on_bind(self, e: Bind, out: Findings) -> None:
         """A handle put into a container (`bufs += [(h, d)]`, `pair = (s, e)`)
@@ -101,6 +132,11 @@ class LeakChecker(Checker):
         if out.merged:
             return  # paths merged past the budget may have forgotten the name or container holding it
         fact = out.fact(e.obj)
+        if e.frame == "raise":
+            if type(fact) is Held and fact.risk is not None and e.state.kind == LIVE:
+                out.set_fact(e.obj, None)
+                out.report("OWN206", fact.risk, e.name, (("made by", fact.callee),), obj=e.obj)
+            return
         if type(fact) is not Held or e.state.kind != LIVE or type(e.node) is cst.FunctionDef:
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves
         if e.name is not None and "." in e.name:
@@ -113,6 +149,25 @@ class LeakChecker(Checker):
             return
         out.set_fact(e.obj, None)
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
+
+
+def _note_risk(e: CallPost, out: Findings) -> None:
+    """The call `e` may raise: it is the first risk of each handle held with
+    none yet, unless it checks that handle's own creation status (when that
+    check raises, the creation failed and nothing was made)."""
+    checked = {status.call for _, value in e.args for status in _statuses(value)}
+    for obj, fact in list(out.facts()):
+        if type(fact) is Held and fact.risk is None and fact.call not in checked:
+            out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=e.node))
+
+
+def _statuses(value: Val) -> list[Status]:
+    """The statuses in an argument: a status, or a status tuple's first element."""
+    if type(value) is Status:
+        return [value]
+    if type(value) is Seq and value.items and type(value.items[0]) is Status:
+        return [value.items[0]]
+    return []
 
 
 def _contains(node: cst.CSTNode, target: int) -> bool:
@@ -138,6 +193,13 @@ def _calls(node: cst.CSTNode, last_name: str) -> bool:
                 return True
         stack.extend(n.children)
     return False
+
+
+def _status_tuple_handles(value: Val) -> list[Obj]:
+    """The handles in a modelled call's `(status, ...)` tuple, or none."""
+    if type(value) is Seq and value.items and type(value.items[0]) is Status:
+        return [obj for item in value.items[1:] for obj in objects_in(item)]
+    return []
 
 
 def _owned(effects: tuple[fx.Effect, ...]) -> bool:

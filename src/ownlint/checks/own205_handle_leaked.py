@@ -93,11 +93,13 @@ def make_stream():
     known_limits="""
 A handle a loop makes again on each iteration is not followed past its
 iteration (where the loop rebinds its name, the previous one's story is
-gone). Only handles made in the function itself are followed: a handle a project
-helper returns (`stream = check(cudart.cudaStreamCreate())`, where `check`
-returns an element of the tuple it is given, or `make_stream()` above) is
-not known to be one, so a wrapper that checks the status and returns the
-handle hides its leaks. Which calls read a handle without keeping it is the
+gone). A handle a project helper makes and returns (`make_stream()` above)
+is a new handle at each caller. A creation's status tuple given to a
+function whose value the analysis does not know (`stream =
+check(cudart.cudaStreamCreate())`, a status-checking wrapper) is taken to
+come back as its handle: a function that keeps the tuple instead is misread.
+A handle no name ever holds (`check(cudart.cudaStreamCreate())` as a
+statement) is not followed. Which calls read a handle without keeping it is the
 models' word: a call of the runtime that no model file lists is taken as
 one that may keep what it is given (no finding). A handle stored in a field
 of an object, or in a container, is handed off, whether or not the class

@@ -95,6 +95,7 @@ class AddressMapEval:
         # the mapping keeps its address only where its start is known (see _start)
         kept = address if start is not None else None
         self.ev.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, mapping=Mapping(kept, size, None, True, True))
+        self.ev.call_mapped = (*self.ev.call_mapped, obj)
         if overlap is not None:
             event = MappingMade(node, None, None, (), None, None, None, None, overlap)
             for handler in self.on["mapping_made"]:

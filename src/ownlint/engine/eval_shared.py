@@ -286,6 +286,7 @@ class EvalShared(Protocol):
     call_args: tuple[tuple[cst.Arg, Val], ...]
     call_receiver: Val  # and the receiver of a method call (None: none, or not known)
     call_made: tuple[Obj, ...]  # and the handles its model's creations made
+    call_mapped: tuple[Obj, ...]  # and the handles its map effects made
     call_method: bool  # and whether it calls a method (`x.m(...)`, `x` no module)
     call_callee: str  # and its qualified name ("?": unknown)
     made_values: set[Obj]  # the call values checkers made objects of (`events.Findings.result_object`)

@@ -87,6 +87,24 @@ class Findings(Protocol):
     def step(self, node: cst.CSTNode, label: str) -> Step:
         """A step of a finding's story: `label` at `node`, in the statement being run."""
 
+    def state(self, obj: Obj) -> HState | None:
+        """The engine's typestate of `obj` on this path (None: nothing happened to it)."""
+
+    def spans(self) -> Iterator[tuple[Obj, HState]]:
+        """The objects of this path that stand for an address range (what a
+        map effect made), with their typestates, in the order the path made them."""
+
+    def held(self, obj: Obj) -> bool:
+        """Whether a name of the running function (or a view of it that a name holds) still holds `obj`."""
+
+    def local(self, name: str) -> bool:
+        """Whether `name` is a local variable of the running function bound
+        on this path (not a parameter): what it holds dies with the frame."""
+
+    @property
+    def page_size(self) -> int | None:
+        """The page size the analysis assumes (None: the symbol `linear.P`)."""
+
     @property
     def models(self) -> ModelSet:
         """The models in use (what each rule family reads of its own sections)."""
@@ -287,8 +305,9 @@ class CallPost:
     checkers; for `x.m(...)` that no entry names by its callee, the entries
     naming the method `m` alone; None: nothing), `made` the handles those
     effects made (at its value, a tuple element, an out-parameter's
-    variable), in the order made, `method` whether it is `x.m(...)` with `x`
-    a value (a module's function is none)."""
+    variable), in the order made, `mapped` the handles its map effects made
+    (each standing for an address range), `method` whether it is `x.m(...)`
+    with `x` a value (a module's function is none)."""
 
     node: cst.Call
     callee: str
@@ -298,6 +317,7 @@ class CallPost:
     model: CallModel | None = None
     made: tuple[Obj, ...] = ()
     method: bool = False  # a method of a receiver (`x.m(...)`, `x` no module)
+    mapped: tuple[Obj, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,10 +365,23 @@ class FrameEnd:
     statement, or the function where a `finally` body ran after it), "end"
     (it falls off its end; `node`: the last statement of the path, or where
     branches join at the end, the function's last statement) or "raise" (an
-    exception leaves it; `node`: the function)."""
+    exception leaves it; `node`: the function). On "return", `value` is
+    the returned value (None: nothing known, or nothing returned)."""
 
     node: cst.CSTNode
     how: str
+    value: Val = None
+
+
+@dataclass(frozen=True, slots=True)
+class WithExit:
+    """The block of a `with` item ends: the value its context expression gave
+    (`value`, before `__enter__`) is exited at `node` (the item); `name` is
+    how the program spells it (the `as` target, else the expression)."""
+
+    value: Val
+    node: cst.CSTNode
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,8 +401,9 @@ class Assume:
 class Replayed:
     """A call at `node` of the project function `via` did to `obj` (the
     caller's object the callee's parameter or field held, spelled `spelled`
-    here) what the callee's own analysis found: `facts` are the facts the
-    checkers left of that parameter or field at the callee's exit (each reads
+    here; or the object the callee made and returned, which the caller now
+    holds: spelled by the call) what the callee's own analysis found: `facts`
+    are the facts the checkers left of it at the callee's exit (each reads
     its own: `Findings.fact_in`); `inner` is the callee's last step of it."""
 
     obj: Obj
@@ -447,6 +481,7 @@ class Checker:
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
     def on_death(self, e: Death, out: Findings) -> None: ...
+    def on_with_exit(self, e: WithExit, out: Findings) -> None: ...
     def on_frame_end(self, e: FrameEnd, out: Findings) -> None: ...
     def on_assume(self, e: Assume, out: Findings) -> None: ...
     def on_replayed(self, e: Replayed, out: Findings) -> None: ...
@@ -472,6 +507,7 @@ EVENTS = (
     "bind",
     "escape",
     "death",
+    "with_exit",
     "frame_end",
     "assume",
     "replayed",

@@ -13,7 +13,7 @@ import libcst as cst
 from ownlint.engine import equalities, status
 from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
 from ownlint.engine.domain import LOOP_VISITS
-from ownlint.engine.events import Assume, Death, FrameEnd, subscribers
+from ownlint.engine.events import Assume, Death, FrameEnd, WithExit, subscribers
 from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
@@ -311,7 +311,7 @@ class FunctionAnalysis:
         elif how == "end":
             node = self.at = self.last_statement(e.src)
         ev = self.evaluator_at(s, node)
-        event = FrameEnd(node, how)
+        event = FrameEnd(node, how, st.env.get(RETURN_KEY) if how == "return" else None)
         for handler in self.subscribers["frame_end"]:
             handler(event, ev)
         deaths = self.subscribers["death"]
@@ -424,6 +424,11 @@ class FunctionAnalysis:
             item = elem.origin
             assert type(item) is cst.WithItem
             held = st.env.pop(f"<with {id(item)}>", None)
+            if self.subscribers["with_exit"]:
+                spelled = source_of(item.asname.name) if item.asname is not None else source_of(node)
+                event = WithExit(held, item, spelled)
+                for handler in self.subscribers["with_exit"]:
+                    handler(event, ev)
             if type(held) is Instance:
                 ev.objects.exit(held, item)
             elif ev.memory.is_buffer(held):

@@ -175,6 +175,7 @@ class CallEval:
                     if made is not None and mapping is not None:
                         checked = self.ev.memory.check_mapping(node, mapping)
                         self.ev.st.heap[made] = self.ev.st.heap[made].but(mapping=checked)
+                        self.ev.call_mapped = (*self.ev.call_mapped, made)
         for i, (a, v) in enumerate(positional_args):
             if i not in consumed:
                 self.use(v, node, a.value)

@@ -276,6 +276,10 @@ class ReplayEval:
                 prov=self.provenance_of(hs.prov, bound, prefix),
                 facts=hs.facts,  # the checkers' facts of it, carried unread
             )
+            if hs.facts and self.on["replayed"]:
+                replayed = Replayed(obj, hs.facts, node, node, summary, hs.story[-1] if hs.story else None)
+                for handler in self.on["replayed"]:
+                    handler(replayed, self.ev)
             return obj
         return None
 

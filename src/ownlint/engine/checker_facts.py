@@ -112,7 +112,7 @@ class CheckerOut:
         heap = self.to.st.heap
         if heap.mapped:
             for obj, hs in list(heap.items()):
-                if hs.mapping is not None:
+                if hs.span is not None:
                     yield obj, hs
 
     def held(self, obj: Obj) -> bool:

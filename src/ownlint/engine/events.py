@@ -34,7 +34,6 @@ from ownlint.engine.state import HState, Step
 from ownlint.engine.values import Obj, Val
 
 if TYPE_CHECKING:
-    from ownlint.engine.linear import Lin
     from ownlint.engine.model_types import Adopt, Borrow, CallModel, ModelSet
     from ownlint.engine.summaries import Summary
     from ownlint.engine.typestate_base import RawViolation, Unit
@@ -92,7 +91,8 @@ class Findings(Protocol):
 
     def spans(self) -> Iterator[tuple[Obj, HState]]:
         """The objects of this path that stand for an address range (what a
-        map effect made), with their typestates, in the order the path made them."""
+        map effect made: `HState.span`), with their typestates, in the order
+        the path made them."""
 
     def held(self, obj: Obj) -> bool:
         """Whether a name of the running function (or a view of it that a name holds) still holds `obj`."""
@@ -226,71 +226,6 @@ class AdoptCall:
     args: tuple[tuple[cst.Arg, Val], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Buffer:
-    """Where a mapping's host memory comes from."""
-
-    aligned: bool
-    read_only: bool
-    source: str
-    temporary: bool  # nothing keeps it alive past this statement
-
-
-@dataclass(frozen=True, slots=True)
-class Overlap:
-    """A live mapping of the same buffer that a new one overlaps."""
-
-    range: str
-    other: str
-    story: tuple[Step, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class MappingMade:
-    """A call maps host memory (where it is known: at the call, or at the
-    caller of the helper `via` that mapped what the caller passed)."""
-
-    node: cst.CSTNode
-    via: Summary | None
-    sizes: tuple[Lin, ...] | None  # the sizes it may have, None: unknown (checked once)
-    size_aligned: tuple[bool | None, ...]  # for each size: page-aligned, or unknown
-    buffer: Buffer | None  # None: the address is not in a known buffer (or was checked)
-    offset: Lin | None
-    offset_aligned: bool | None
-    read_only_flag: bool | None  # the read-only flag was asked for (None: unknown)
-    overlap: Overlap | None
-
-
-@dataclass(frozen=True, slots=True)
-class BufferReleased:
-    """A buffer's memory goes away (`how`: closed, deleted, its `with` ended)
-    while a mapping of it is live."""
-
-    node: cst.CSTNode
-    name: str
-    how: str
-    mapping: HState
-
-
-@dataclass(frozen=True, slots=True)
-class ReturnMapping:
-    """A live mapping of a buffer local to the function is returned."""
-
-    mapping: HState
-    node: cst.Return
-    spelled: str | cst.CSTNode | None
-
-
-@dataclass(frozen=True, slots=True)
-class DanglingLink:
-    """A descriptor whose link points at a temporary (or, when returned, a
-    local that dies with the frame) is read by a call or returned."""
-
-    node: cst.CSTNode
-    target: str | cst.CSTNode | None  # the linked structure's type, when known (returned: what is returned)
-    returned: bool
-
-
 # -- generic events: what any rule family may follow (the Clang analyzer's
 # checkPostCall, checkBind, checkDeadSymbols, checkEndFunction, evalAssume) ---
 
@@ -306,8 +241,8 @@ class CallPost:
     naming the method `m` alone; None: nothing), `made` the handles those
     effects made (at its value, a tuple element, an out-parameter's
     variable), in the order made, `mapped` the handles its map effects made
-    (each standing for an address range), `method` whether it is `x.m(...)`
-    with `x` a value (a module's function is none)."""
+    (each standing for an address range: `HState.span`), `method` whether
+    it is `x.m(...)` with `x` a value (a module's function is none)."""
 
     node: cst.Call
     callee: str
@@ -473,10 +408,6 @@ class Checker:
     def on_store(self, e: Store, out: Findings) -> None: ...
     def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None: ...
     def on_adopt_call(self, e: AdoptCall, out: Findings) -> None: ...
-    def on_mapping_made(self, e: MappingMade, out: Findings) -> None: ...
-    def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
-    def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
-    def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
     def on_call_post(self, e: CallPost, out: Findings) -> None: ...
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
@@ -499,10 +430,6 @@ EVENTS = (
     "store",
     "borrow_from",
     "adopt_call",
-    "mapping_made",
-    "buffer_released",
-    "return_mapping",
-    "dangling_link",
     "call_post",
     "bind",
     "escape",

@@ -432,8 +432,7 @@ class FunctionAnalysis:
             if type(held) is Instance:
                 ev.objects.exit(held, item)
             elif ev.memory.is_buffer(held):
-                name = source_of(item.asname.name) if item.asname is not None else source_of(node)
-                ev.memory.release_buffer(held, item, "with block ends", name)
+                ev.memory.release_buffer(held, item, "with block ends")
         elif kind == "return":
             assert type(node) is cst.Return
             value = ev.expr(node.value) if node.value is not None else None
@@ -509,6 +508,6 @@ def _is_none(st: PathState, val: Val) -> bool | None:
         return val.value is None
     if isinstance(val, Obj):
         hs = st.heap.get(val)
-        if hs is not None and hs.mapping is not None:
+        if hs is not None and hs.span is not None:
             return False
     return None

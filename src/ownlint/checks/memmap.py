@@ -1,6 +1,7 @@
 """External memory mappings (OWN301-OWN305), from the generic events.
 
-What the engine gives: the handles a call's map effects made (`CallPost.mapped`),
+What the engine gives: host memory as owner objects tagged as buffers (made by
+the calls the `[memory]` models name), the handles a call's map effects made (`CallPost.mapped`),
 each standing for an address range (`HState.span`: a start, a length, as
 values: an address inside a buffer object at an offset that is a linear form
 over the page size); a buffer's memory going away (`CallPost` of a close
@@ -20,7 +21,9 @@ mapping means is this module's:
 - a descriptor chain read by a call links no temporary structure, and one
   returned links no local of the frame (OWN305).
 
-Its facts: `Mapped` on each mapping handle (the read-only flag its
+Its facts: `HostMemory` on each buffer a call made (whether its allocator
+aligns it to pages, whether it is read-only, where it comes from), set at
+the call that made it; `Mapped` on each mapping handle (the read-only flag its
 descriptor asked for, and which of its address and size were checked: one
 whose address or size is a parameter of a helper is checked at the caller,
 where the helper's summary replays it with the caller's values), and
@@ -47,7 +50,7 @@ from ownlint.engine.events import (
     Replayed,
     WithExit,
 )
-from ownlint.engine.memvalues import lin_options, linked, parse_tag
+from ownlint.engine.memvalues import is_buffer_tag, lin_options, linked
 from ownlint.engine.state import FREED, OWNER, HState, Step
 from ownlint.engine.summaries import Summary
 from ownlint.engine.values import Addr, Const, Field, Flags, Obj, Param, Ref, Span, Struct, Sym, Val, objects_in
@@ -64,6 +67,16 @@ class Mapped:
 
 
 @dataclass(frozen=True, slots=True)
+class HostMemory:
+    """A buffer: whether its allocator aligns it to pages, whether the host may
+    not write it, and where it comes from (for messages)."""
+
+    aligned: bool
+    read_only: bool
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class FieldClosed:
     """A method closed the buffer an attribute of its object holds."""
 
@@ -71,6 +84,11 @@ class FieldClosed:
 class MemmapChecker(Checker):
     def on_call_post(self, e: CallPost, out: Findings) -> None:
         mem = out.models.memory
+        result = e.result
+        if isinstance(result, Obj) and _is_buffer(result, out) and type(out.fact(result)) is not HostMemory:
+            made = host_memory(e, out)  # a buffer the call made: what memory it is
+            if made is not None:
+                out.set_fact(result, made)
         if mem.chain_field and e.model is not None and not e.model.record:
             self.check_chain(e, mem.chain_field, out)
         func = e.node.func
@@ -122,7 +140,7 @@ class MemmapChecker(Checker):
     def on_death(self, e: Death, out: Findings) -> None:
         if e.cause not in ("deleted", "rebound") or e.state.kind != OWNER or e.state.escaped:
             return
-        if parse_tag(e.state.tag) is not None:
+        if is_buffer_tag(e.state.tag):
             released(e.obj, e.node, e.cause, e.name or "", out)
 
     def on_with_exit(self, e: WithExit, out: Findings) -> None:
@@ -134,6 +152,30 @@ class MemmapChecker(Checker):
         if e.how != "return" or e.value is None or type(e.node) is not cst.Return:
             return
         returned_value(e.value, e.node, out)
+
+
+def host_memory(e: CallPost, out: Findings) -> HostMemory | None:
+    """What the buffer a call made is: from an allocator the models name
+    (aligned or not, read-only by its name or by a keyword it was opened
+    with), a read-only view of another buffer, or a ctypes array."""
+    mem = out.models.memory
+    if e.callee in mem.aligned or e.callee in mem.unaligned:
+        read_only, source = e.callee in mem.read_only, e.callee
+        for a, v in e.args:
+            if a.keyword is None:
+                continue
+            word = v.name.rpartition(".")[2] if type(v) is Sym else None
+            if f"{a.keyword.value}={word}" in mem.read_only_keywords:
+                read_only, source = True, f"{e.callee} opened with {a.keyword.value}={word}"
+        return HostMemory(e.callee in mem.aligned, read_only, source)
+    func = e.node.func
+    if type(func) is cst.BinaryOperation:
+        return HostMemory(False, False, f"a ctypes array `{source_of(func)}`")
+    if type(func) is cst.Attribute and func.attr.value in mem.read_only_methods and isinstance(e.receiver, Obj):
+        of = out.fact(e.receiver)
+        if type(of) is HostMemory:
+            return HostMemory(of.aligned, True, f"a read-only view (`{func.attr.value}()`)")
+    return None
 
 
 def returned_value(value: Val, node: cst.Return, out: Findings) -> None:
@@ -197,9 +239,9 @@ def check_mapping(
         return Mapped(mapped.read_only_flag, addr_done, size_done)
     buf, offset = addr.buffer, addr.offset
     hs = out.state(buf)
-    info = parse_tag(hs.tag) if hs is not None else None
-    if hs is not None and info is not None:
-        aligned_source, read_only, source = info
+    info = out.fact(buf)
+    if hs is not None and type(info) is HostMemory:
+        aligned_source, read_only, source = info.aligned, info.read_only, info.source
         if offset is not None and sizes is not None:
             overlap = buffer_overlap(obj, buf, offset, sizes, out)
             if overlap is not None:
@@ -326,4 +368,4 @@ def _is_buffer(v: Val, out: Findings) -> bool:
     if not isinstance(v, Obj):
         return False
     hs = out.state(v)
-    return hs is not None and parse_tag(hs.tag) is not None
+    return hs is not None and is_buffer_tag(hs.tag)

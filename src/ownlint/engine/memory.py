@@ -10,8 +10,10 @@ a buffer object), `BufRef` (a ctypes view of a buffer), `AIface`
 `Flags` (`A | B` of flag symbols).
 
 A buffer is an owner object (it dies when its last name goes, unless
-something else may hold it, or when it is closed) whose tag says where it
-came from: `buffer:<aligned|unaligned>:<ro|rw>:<source>`. The handle a
+something else may hold it, or when it is closed) tagged `buffer`, or
+`array` where its slices and view methods are views of it (an array of a
+`view-modules` module); where its memory came from, and what that means,
+is the checkers'. The handle a
 `MapDescriptor` effect writes stands for the range the chained extension
 structure gives (`HState.span`); a span whose address or size is a parameter
 of the function gets the caller's values where the summary is replayed.
@@ -38,13 +40,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ownlint.engine import domain
-from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
+from ownlint.engine.memvalues import ARRAY, BUFFER, is_buffer_tag, linked
 from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
-from ownlint.engine.memvalues import buffer_tag, linked, parse_tag
 from ownlint.engine.memvalues import lin_value as lin_value
 from ownlint.engine.models import MapCall
-from ownlint.engine.state import OWNER, OWNER_DEAD, HState
+from ownlint.engine.state import LIVE_STATE, OWNER, OWNER_DEAD, HState
 from ownlint.engine.typestate_base import target_key
 from ownlint.engine.values import (
     Addr,
@@ -90,25 +91,16 @@ class MemoryEval:
                 return True, self.ev.arith.page_size()
             return True, None
         if qualified in mem.aligned or qualified in mem.unaligned:
-            ro = qualified in mem.read_only
-            source = qualified
-            for a, v in args:
-                if a.keyword is None:
-                    continue
-                word = v.name.rpartition(".")[2] if type(v) is Sym else None
-                if f"{a.keyword.value}={word}" in mem.read_only_keywords:
-                    ro, source = True, f"{qualified} opened with {a.keyword.value}={word}"
-            return True, self.new_buffer(node, qualified in mem.aligned, ro, source)
+            return True, self.new_buffer(node, qualified.partition(".")[0] in mem.view_modules)
         if qualified in mem.views:
             # a view of the object's own attribute: its address is the caller's (re-rooted at the call)
             return True, first if self.is_buffer(first) or type(first) is Field else None
         if type(node.func) is cst.BinaryOperation and type(node.func.operator) is cst.Multiply:
             element = self.fa.names.qualify(node.func.left) or ""
             if element.partition(".")[0] in mem.array_type_modules:
-                return True, self.new_buffer(node, False, False, f"a ctypes array `{source_of(node.func)}`")
-        info = self.buffer_info(receiver) if method and last in mem.read_only_methods else None
-        if info is not None:
-            return True, self.new_buffer(node, info[0], True, f"a read-only view (`{last}()`)")
+                return True, self.new_buffer(node, False)
+        if method and last in mem.read_only_methods and self.is_buffer(receiver):
+            return True, self.new_buffer(node, False)
         if method and last in mem.view_methods and self.keeps_views(receiver):
             return True, receiver
         holder = node.func.value if type(node.func) is cst.Attribute else None
@@ -145,23 +137,19 @@ class MemoryEval:
         return target_key(expr, self.fa.self_name, self.ev.st.env)
 
     def is_buffer(self, v: Val) -> bool:
-        return isinstance(v, Obj) and parse_tag(self.ev.st.heap.get(v, HState(OWNER)).tag) is not None
-
-    def buffer_info(self, v: Val) -> tuple[bool, bool, str] | None:
-        """(aligned, read-only, source) of a buffer; None for any other value."""
-        return parse_tag(self.ev.st.heap.get(v, HState(OWNER)).tag) if isinstance(v, Obj) else None
+        return isinstance(v, Obj) and is_buffer_tag(self.ev.st.heap.get(v, LIVE_STATE).tag)
 
     def keeps_views(self, v: Val) -> bool:
         """Whether `v` is a buffer whose slices and view methods are views of it
-        (numpy's: a bytes or bytearray slice is a copy)."""
-        info = self.buffer_info(v)
-        return info is not None and info[2].partition(".")[0] in self.models.memory.view_modules
+        (an array of a `view-modules` module; a bytes or bytearray slice is a copy)."""
+        return isinstance(v, Obj) and self.ev.st.heap.get(v, LIVE_STATE).tag == ARRAY
 
-    def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> Obj:
+    def new_buffer(self, node: cst.CSTNode, views: bool) -> Obj:
+        """Host memory the call made (`views`: its slices are views of it)."""
         obj = self.fa.site_object(node, "result")
         self.ev.names.forget(obj)
         step = self.fa.step_of(node, "the buffer is made here")
-        self.ev.st.heap[obj] = HState(OWNER, False, (step,), tag=buffer_tag(aligned, read_only, source))
+        self.ev.st.heap[obj] = HState(OWNER, False, (step,), tag=ARRAY if views else BUFFER)
         return obj
 
     # -- attributes and subscripts ----------------------------------------------------

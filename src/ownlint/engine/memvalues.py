@@ -1,6 +1,7 @@
 """The values memory.py adds to the evaluator, as plain functions (no evaluator
-needed): buffer tags, integers as linear forms over the page size, and
-addresses inside buffers. memory.py's docstring describes the values.
+needed): the tags of buffers, integers as linear forms over the page size,
+addresses inside buffers, and the structures a descriptor links to.
+memory.py's docstring describes the values.
 """
 
 from __future__ import annotations
@@ -8,16 +9,15 @@ from __future__ import annotations
 from ownlint.engine import domain, linear
 from ownlint.engine.values import Addr, Lin, OneOf, Ref, Struct, Val, int_value
 
+# the tags of an owner that is host memory (memory.py): plain, or one whose
+# slices and view methods are views of it
+BUFFER = "buffer"
+ARRAY = "array"
 
-def buffer_tag(aligned: bool, read_only: bool, source: str) -> str:
-    return f"buffer:{'aligned' if aligned else 'unaligned'}:{'ro' if read_only else 'rw'}:{source}"
 
-
-def parse_tag(tag: str) -> tuple[bool, bool, str] | None:
-    if not tag.startswith("buffer:"):
-        return None
-    _, align, ro, source = tag.split(":", 3)
-    return align == "aligned", ro == "ro", source
+def is_buffer_tag(tag: str) -> bool:
+    """Whether an owner's tag says it is host memory."""
+    return tag == BUFFER or tag == ARRAY
 
 
 def lin_options(v: Val) -> list[linear.Lin] | None:

@@ -9,7 +9,7 @@ import libcst as cst
 from ownlint.engine import domain, equalities
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Bind, Death, Escape
-from ownlint.engine.memvalues import parse_tag
+from ownlint.engine.memvalues import is_buffer_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.summaries import RETURN_KEY
 from ownlint.engine.typestate_base import _match_captures, _mentions, _without, fold, target_key
@@ -66,7 +66,7 @@ class NamesEval:
                     handler(event, self.ev)
                 hs = self.ev.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped and not obj.on_entry and not self.refs(obj):
-                if parse_tag(hs.tag) is not None:
+                if is_buffer_tag(hs.tag):
                     self.ev.memory.release_buffer(obj, self.ev.site, how)
                 else:
                     self.ev.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.ev.site, f"{name} dies here"))

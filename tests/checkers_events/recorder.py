@@ -177,7 +177,7 @@ class Exits(Checker):
 
     def on_with_exit(self, e: WithExit, out: Findings) -> None:
         state = out.state(e.value) if isinstance(e.value, Obj) else None
-        SEEN.append(f"exit {e.name} at {_line(e.node)}: {state.kind if state is not None else '-'}")
+        SEEN.append(f"exit {source_of(e.spelled)} at {_line(e.node)}: {state.kind if state is not None else '-'}")
 
 
 class Ranges(Checker):

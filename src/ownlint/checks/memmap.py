@@ -146,7 +146,7 @@ class MemmapChecker(Checker):
     def on_with_exit(self, e: WithExit, out: Findings) -> None:
         if _is_buffer(e.value, out):
             assert isinstance(e.value, Obj)
-            released(e.value, e.node, "with block ends", e.name, out)
+            released(e.value, e.node, "with block ends", source_of(e.spelled), out)
 
     def on_frame_end(self, e: FrameEnd, out: Findings) -> None:
         if e.how != "return" or e.value is None or type(e.node) is not cst.Return:

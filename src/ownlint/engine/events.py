@@ -311,12 +311,13 @@ class FrameEnd:
 @dataclass(frozen=True, slots=True)
 class WithExit:
     """The block of a `with` item ends: the value its context expression gave
-    (`value`, before `__enter__`) is exited at `node` (the item); `name` is
-    how the program spells it (the `as` target, else the expression)."""
+    (`value`, before `__enter__`) is exited at `node` (the item); `spelled`
+    is how the program spells it (the `as` target, else the expression: a
+    node, whose text a checker prints only where it needs it)."""
 
     value: Val
-    node: cst.CSTNode
-    name: str
+    node: cst.WithItem
+    spelled: cst.BaseExpression
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from typing import cast
 import libcst as cst
 
 from ownlint.engine import equalities, status
-from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
+from ownlint.engine.cfg import CFG, Block, Edge, Elem
 from ownlint.engine.domain import LOOP_VISITS
 from ownlint.engine.events import Assume, Death, FrameEnd, WithExit, subscribers
 from ownlint.engine.iteration import Previous
@@ -425,8 +425,7 @@ class FunctionAnalysis:
             assert type(item) is cst.WithItem
             held = st.env.pop(f"<with {id(item)}>", None)
             if self.subscribers["with_exit"]:
-                spelled = source_of(item.asname.name) if item.asname is not None else source_of(node)
-                event = WithExit(held, item, spelled)
+                event = WithExit(held, item, item.asname.name if item.asname is not None else item.item)
                 for handler in self.subscribers["with_exit"]:
                     handler(event, ev)
             if type(held) is Instance:

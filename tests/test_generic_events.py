@@ -538,3 +538,90 @@ def test_a_checker_knows_where_paths_were_merged_past_the_budget(models: ModelSe
     )
     assert "end merged=True" in seen
     assert seen[-1] == "end merged=False"  # few, analysed after many
+
+
+def test_a_return_carries_its_value_and_the_frame_tells_its_locals(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f(n, c):
+            a = make()
+            if c:
+                return a
+            if n:
+                return 1
+            err, p = driver.cuMemAlloc(8)
+            return p
+        """,
+        models,
+        ("checkers_events.recorder:Returned",),
+    )
+    assert seen == [
+        "end none; locals []",  # the module
+        "return object; locals ['a', 'p']",  # the handle; `n` and `c` are parameters
+        "return value; locals ['a']",  # `p` is not bound on this path
+        "return object; locals ['a']",
+    ]
+
+
+def test_the_end_of_a_with_block_is_published_with_the_value_it_exits(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import mmap
+
+        def f(n):
+            with mmap.mmap(-1, n) as buf:
+                buf.write(b"x")
+            with open("f") as g:
+                pass
+        """,
+        models,
+        ("checkers_events.recorder:Exits",),
+    )
+    assert seen == [
+        "exit buf at mmap.mmap(-1, n) as buf: owner",
+        'exit g at open("f") as g: -',  # a value the engine does not track
+        "exit buf at mmap.mmap(-1, n) as buf: owner",  # the block ends by an exception too
+    ]
+
+
+def test_a_call_names_the_handles_its_map_effects_made(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import ctypes
+        import mmap
+
+        from cuda.bindings import runtime
+
+        PAGE = mmap.PAGESIZE
+
+        def f():
+            buf = mmap.mmap(-1, 4 * PAGE)
+            base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+            (err,) = runtime.cudaHostRegister(base, 2 * PAGE, 0)
+            return buf, err
+        """,
+        models,
+        ("checkers_events.recorder:Ranges",),
+    )
+    assert seen == ["mapped by cuda.bindings.runtime.cudaHostRegister: listed True, held False, live, page None"]
+
+
+def test_the_facts_of_an_object_a_callee_made_and_returned_are_replayed_at_the_call(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def alloc(n):
+            err, p = driver.cuMemAlloc(n)
+            return p
+
+        def f():
+            q = alloc(8)
+            driver.cuMemFree(q)
+        """,
+        models,
+        ("checkers_events.recorder:Returns",),
+    )
+    assert seen == ["replayed alloc(8) via alloc: made, holds made"]

@@ -21,6 +21,7 @@ from ownlint.engine.events import (
     FrameEnd,
     Release,
     Replayed,
+    WithExit,
 )
 from ownlint.engine.values import Obj, objects_in
 
@@ -159,3 +160,46 @@ class Merged(Checker):
 
     def on_frame_end(self, e: FrameEnd, out: Findings) -> None:
         SEEN.append(f"{e.how} merged={out.merged}")
+
+
+class Returned(Checker):
+    """Records, at each frame end, the value a `return` handed back, and
+    which names the frame's locals are (`Findings.local`)."""
+
+    def on_frame_end(self, e: FrameEnd, out: Findings) -> None:
+        value = "none" if e.value is None else "object" if isinstance(e.value, Obj) else "value"
+        names = [n for n in ("a", "p", "q") if out.local(n)]
+        SEEN.append(f"{e.how} {value}; locals {names}")
+
+
+class Exits(Checker):
+    """Records the end of each `with` block: how its item is spelled, and what its value was."""
+
+    def on_with_exit(self, e: WithExit, out: Findings) -> None:
+        state = out.state(e.value) if isinstance(e.value, Obj) else None
+        SEEN.append(f"exit {source_of(e.spelled)} at {_line(e.node)}: {state.kind if state is not None else '-'}")
+
+
+class Ranges(Checker):
+    """Records the handles a call's map effects made, whether each is among
+    the path's objects that stand for an address range, whether a name holds
+    it, its typestate, and the page size."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        for obj in e.mapped:
+            hs = out.state(obj)
+            listed = obj in [o for o, _ in out.spans()]
+            kind = hs.kind if hs is not None else "-"
+            SEEN.append(f"mapped by {e.callee}: listed {listed}, held {out.held(obj)}, {kind}, page {out.page_size}")
+
+
+class Returns(Checker):
+    """Facts of what a call made, and of the object a project function
+    returns: replayed at its caller (`Replayed` of a returned object)."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        for obj in e.made:
+            out.set_fact(obj, "made")
+
+    def on_replayed(self, e: Replayed, out: Findings) -> None:
+        SEEN.append(f"replayed {_line(e.node)} via {e.via.name}: {out.fact_in(e.facts)}, holds {out.fact(e.obj)}")

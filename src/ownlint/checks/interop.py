@@ -31,7 +31,7 @@ from ownlint.engine.events import (
     Store,
     ToThread,
 )
-from ownlint.engine.memvalues import parse_tag
+from ownlint.engine.memvalues import is_buffer_tag
 from ownlint.engine.state import BORROWED, TRANSFERRED, Step
 from ownlint.engine.values import Dict, Instance, Prop, Seq, Sym, Val, objects_in
 
@@ -113,7 +113,7 @@ class InteropChecker(Checker):
         # that is not host memory) handed to another thread
         if e.state.kind not in (TRANSFERRED, BORROWED) or e.state.tag == THREAD_SAFE:
             return
-        if e.owner is not None and parse_tag(e.owner.tag) is not None:
+        if e.owner is not None and is_buffer_tag(e.owner.tag):
             return
         facts: Facts = (("api", e.api),)
         if e.owner is not None and e.owner.tag and e.owner.tag != "keep":  # the owner's kind, as its model names it

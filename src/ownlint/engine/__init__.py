@@ -9,12 +9,18 @@ What a checker (events.Checker) can rely on:
 - **Events.** The engine publishes, on each path it follows, what Python
   does there: a call evaluated with its model's effects applied
   (`CallPost`: the callee, the arguments' values, the receiver, the result,
-  the callee's `CallModel`), a name bound (`Bind`), a value escaping out of
+  the callee's `CallModel`, the handles its effects made, those of its map
+  effects with the address range each stands for: `HState.span`), a name
+  bound (`Bind`), a value escaping out of
   the function's sight (`Escape`), an object's last local reference going
   away (`Death`: deleted, rebound, the frame's end; a returned object, one
   stored in a global, and the names of a module or a class body do not die
-  with their frame), the frame ending (`FrameEnd`: return, falling off the end,
-  raise), a branch taken (`Assume`), and the older per-family events. Events
+  with their frame), the end of a `with` block (`WithExit`), the frame
+  ending (`FrameEnd`: return, with the returned value, falling off the end,
+  raise), a branch taken (`Assume`), what a project function's analysis
+  left of a parameter, a field or the object it returned, at each call
+  (`Replayed`), and the older per-family events. A checker may read the
+  engine's typestates (`Findings.state`, `spans`) but not write them. Events
   come in the order the path runs them; a handler runs once per path state
   reaching the point (paths the engine merged count once).
 - **Where a checker may write.** Only through the `Findings` it is handed:

@@ -1,23 +1,21 @@
-"""Mappings given by an address and a size (`[[map]] address`, `size`) and
-ended by a call naming their start address (`[[unmap]]`).
+"""Mappings given by an address and a size (`MapRange` effects) and ended
+by a call naming their start address (`Unmap`).
 
 A map call makes a mapping object at the call (typestate LIVE, its range in
-`HState.mapping`, tagged `map:<kind>`). A new mapping that overlaps a live one
-of the same kind is a `MappingMade` event with its `Overlap` (for the memory
-mapping checker). An unmap call ends the live mapping of the kinds it ends
-that starts at its address (a `Release` of the mapping object); where none is
-live and one was ended before on the path, the release is of that ended one
-(a second release, for the lifetime checker). The address itself is not released: the memory, or the reserved
+`HState.span`, tagged `map:<kind>`), named in `CallPost.mapped`; whether it
+may overlap another is the checkers' to say. An unmap call ends the live
+mapping of the kinds it ends that starts at its address (a `Release` of the
+mapping object); where none is live and one was ended before on the path,
+the release is of that ended one (a second release, for the lifetime
+checker). The address itself is not released: the memory, or the reserved
 address range, is still there.
 
 Addresses are compared as a base and an offset: an address inside a buffer
 (`values.Addr`), or a tracked object (a reserved range, a parameter) at offset
-0. Two ranges of one base overlap when they start at the same offset, or
-when, for every size each may have, each starts before the other ends.
+0. A span keeps its address only where its start is known that way.
 
-Known limits: a mapping made inside a project helper is not compared with the
-caller's; the mappings made through a chained descriptor (memory.py) compare
-themselves with these too (they share `HState.mapping`).
+Known limits: a mapping a project helper makes and does not return is not
+in its caller's state: the caller neither ends it nor sees its span.
 """
 
 from __future__ import annotations
@@ -26,11 +24,9 @@ import libcst as cst
 
 from ownlint.engine import linear
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import MappingMade, Overlap
-from ownlint.engine.memvalues import lin_options
 from ownlint.engine.model_types import AddressMap, Unmap
 from ownlint.engine.state import FREED, LIVE, HState
-from ownlint.engine.values import Addr, Mapping, Obj, Val
+from ownlint.engine.values import Addr, Obj, Span, Val
 from ownlint.engine.walk import walk
 
 
@@ -88,51 +84,13 @@ class AddressMapEval:
         size = positional[spec.size] if spec.size is not None and 0 <= spec.size < len(positional) else None
         tag = f"map:{spec.kind}"
         start = _start(address, _argument(node, spec.address))
-        overlap = self.overlapping(tag, start, size)
         obj = self.fa.site_object(node, "mapped")
         self.ev.names.forget(obj)
         step = self.fa.step_of(node, f"{spec.kind} made here")
         # the mapping keeps its address only where its start is known (see _start)
         kept = address if start is not None else None
-        self.ev.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, mapping=Mapping(kept, size, None, True, True))
-        if overlap is not None:
-            event = MappingMade(node, None, None, (), None, None, None, None, overlap)
-            for handler in self.on["mapping_made"]:
-                handler(event, self.ev)
-
-    def overlapping(self, tag: str, start: tuple[Obj, linear.Lin] | None, size: Val) -> Overlap | None:
-        """A live mapping of this kind that `[start, start + size)` overlaps."""
-        if start is None:
-            return None
-        base, offset = start
-        sizes = lin_options(size) if size is not None else None
-        for hs in list(self.ev.st.heap.values()):
-            m = hs.mapping
-            if m is None or hs.kind == FREED or hs.tag != tag:
-                continue
-            other = _start(m.address, None) if type(m.address) is Addr else _kept_start(m.address)
-            if other is None or other[0] is not base:
-                continue
-            other_sizes = lin_options(m.size) if m.size is not None else None
-            if _same(offset, other[1]):
-                return Overlap(self.shown(offset, sizes), self.shown(other[1], other_sizes), hs.story[:1])
-            if sizes is None or other_sizes is None:
-                continue
-            if all(
-                linear.sign(linear.add(linear.add(other[1], t), offset, -1)) == 1
-                and linear.sign(linear.add(linear.add(offset, s), other[1], -1)) == 1
-                for s in sizes
-                for t in other_sizes
-            ):
-                return Overlap(self.shown(offset, sizes), self.shown(other[1], other_sizes), hs.story[:1])
-        return None
-
-    @staticmethod
-    def shown(offset: linear.Lin, sizes: list[linear.Lin] | None) -> str:
-        if sizes is None:
-            return f"[base + {linear.show(offset)}, ...)"
-        ends = " or ".join(linear.show(linear.add(offset, s)) for s in sizes)
-        return f"[base + {linear.show(offset)}, base + {ends})"
+        self.ev.st.heap[obj] = HState(LIVE, False, (step,), tag=tag, span=Span(kept, size))
+        self.ev.call_mapped = (*self.ev.call_mapped, obj)
 
     def mapping_at(self, node: cst.Call, spec: Unmap, positional: list[Val]) -> Obj | None:
         """The mapping an unmap call ends: the live one of its kinds that starts at
@@ -144,7 +102,7 @@ class AddressMapEval:
             return None
         ended: Obj | None = None
         for obj, hs in list(self.ev.st.heap.items()):
-            m = hs.mapping
+            m = hs.span
             if m is None or not hs.tag.startswith("map:") or hs.tag[4:] not in kinds:
                 continue
             other = _start(m.address, None) if type(m.address) is Addr else _kept_start(m.address)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
-from ownlint.engine.state import LIVE_STATE, PathState, Step
+from ownlint.engine.state import LIVE_STATE, HState, PathState, Step
 from ownlint.engine.values import Obj
 
 if TYPE_CHECKING:
@@ -41,8 +41,12 @@ class Reporter(Protocol):
 
     def result_object(self, node: cst.Call, label: str = "") -> Obj: ...
     def step(self, node: cst.CSTNode, label: str) -> Step: ...
+    def held(self, obj: Obj) -> bool: ...
+    def local(self, name: str) -> bool: ...
     @property
     def merged(self) -> bool: ...
+    @property
+    def page_size(self) -> int | None: ...
 
     def report(
         self,
@@ -100,6 +104,26 @@ class CheckerOut:
     @property
     def merged(self) -> bool:
         return self.to.merged
+
+    def state(self, obj: Obj) -> HState | None:
+        return self.to.st.heap.get(obj)
+
+    def spans(self) -> Iterator[tuple[Obj, HState]]:
+        heap = self.to.st.heap
+        if heap.mapped:
+            for obj, hs in list(heap.items()):
+                if hs.span is not None:
+                    yield obj, hs
+
+    def held(self, obj: Obj) -> bool:
+        return self.to.held(obj)
+
+    def local(self, name: str) -> bool:
+        return self.to.local(name)
+
+    @property
+    def page_size(self) -> int | None:
+        return self.to.page_size
 
     def facts(self) -> Iterator[tuple[Obj, Hashable]]:
         key = self.key

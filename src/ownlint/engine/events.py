@@ -34,7 +34,6 @@ from ownlint.engine.state import HState, Step
 from ownlint.engine.values import Obj, Val
 
 if TYPE_CHECKING:
-    from ownlint.engine.linear import Lin
     from ownlint.engine.model_types import Adopt, Borrow, CallModel, ModelSet
     from ownlint.engine.summaries import Summary
     from ownlint.engine.typestate_base import RawViolation, Unit
@@ -86,6 +85,25 @@ class Findings(Protocol):
 
     def step(self, node: cst.CSTNode, label: str) -> Step:
         """A step of a finding's story: `label` at `node`, in the statement being run."""
+
+    def state(self, obj: Obj) -> HState | None:
+        """The engine's typestate of `obj` on this path (None: nothing happened to it)."""
+
+    def spans(self) -> Iterator[tuple[Obj, HState]]:
+        """The objects of this path that stand for an address range (what a
+        map effect made: `HState.span`), with their typestates, in the order
+        the path made them."""
+
+    def held(self, obj: Obj) -> bool:
+        """Whether a name of the running function (or a view of it that a name holds) still holds `obj`."""
+
+    def local(self, name: str) -> bool:
+        """Whether `name` is a local variable of the running function bound
+        on this path (not a parameter): what it holds dies with the frame."""
+
+    @property
+    def page_size(self) -> int | None:
+        """The page size the analysis assumes (None: the symbol `linear.P`)."""
 
     @property
     def models(self) -> ModelSet:
@@ -208,71 +226,6 @@ class AdoptCall:
     args: tuple[tuple[cst.Arg, Val], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Buffer:
-    """Where a mapping's host memory comes from."""
-
-    aligned: bool
-    read_only: bool
-    source: str
-    temporary: bool  # nothing keeps it alive past this statement
-
-
-@dataclass(frozen=True, slots=True)
-class Overlap:
-    """A live mapping of the same buffer that a new one overlaps."""
-
-    range: str
-    other: str
-    story: tuple[Step, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class MappingMade:
-    """A call maps host memory (where it is known: at the call, or at the
-    caller of the helper `via` that mapped what the caller passed)."""
-
-    node: cst.CSTNode
-    via: Summary | None
-    sizes: tuple[Lin, ...] | None  # the sizes it may have, None: unknown (checked once)
-    size_aligned: tuple[bool | None, ...]  # for each size: page-aligned, or unknown
-    buffer: Buffer | None  # None: the address is not in a known buffer (or was checked)
-    offset: Lin | None
-    offset_aligned: bool | None
-    read_only_flag: bool | None  # the read-only flag was asked for (None: unknown)
-    overlap: Overlap | None
-
-
-@dataclass(frozen=True, slots=True)
-class BufferReleased:
-    """A buffer's memory goes away (`how`: closed, deleted, its `with` ended)
-    while a mapping of it is live."""
-
-    node: cst.CSTNode
-    name: str
-    how: str
-    mapping: HState
-
-
-@dataclass(frozen=True, slots=True)
-class ReturnMapping:
-    """A live mapping of a buffer local to the function is returned."""
-
-    mapping: HState
-    node: cst.Return
-    spelled: str | cst.CSTNode | None
-
-
-@dataclass(frozen=True, slots=True)
-class DanglingLink:
-    """A descriptor whose link points at a temporary (or, when returned, a
-    local that dies with the frame) is read by a call or returned."""
-
-    node: cst.CSTNode
-    target: str | cst.CSTNode | None  # the linked structure's type, when known (returned: what is returned)
-    returned: bool
-
-
 # -- generic events: what any rule family may follow (the Clang analyzer's
 # checkPostCall, checkBind, checkDeadSymbols, checkEndFunction, evalAssume) ---
 
@@ -287,8 +240,9 @@ class CallPost:
     checkers; for `x.m(...)` that no entry names by its callee, the entries
     naming the method `m` alone; None: nothing), `made` the handles those
     effects made (at its value, a tuple element, an out-parameter's
-    variable), in the order made, `method` whether it is `x.m(...)` with `x`
-    a value (a module's function is none)."""
+    variable), in the order made, `mapped` the handles its map effects made
+    (each standing for an address range: `HState.span`), `method` whether
+    it is `x.m(...)` with `x` a value (a module's function is none)."""
 
     node: cst.Call
     callee: str
@@ -298,6 +252,7 @@ class CallPost:
     model: CallModel | None = None
     made: tuple[Obj, ...] = ()
     method: bool = False  # a method of a receiver (`x.m(...)`, `x` no module)
+    mapped: tuple[Obj, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,10 +300,24 @@ class FrameEnd:
     statement, or the function where a `finally` body ran after it), "end"
     (it falls off its end; `node`: the last statement of the path, or where
     branches join at the end, the function's last statement) or "raise" (an
-    exception leaves it; `node`: the function)."""
+    exception leaves it; `node`: the function). On "return", `value` is
+    the returned value (None: nothing known, or nothing returned)."""
 
     node: cst.CSTNode
     how: str
+    value: Val = None
+
+
+@dataclass(frozen=True, slots=True)
+class WithExit:
+    """The block of a `with` item ends: the value its context expression gave
+    (`value`, before `__enter__`) is exited at `node` (the item); `spelled`
+    is how the program spells it (the `as` target, else the expression: a
+    node, whose text a checker prints only where it needs it)."""
+
+    value: Val
+    node: cst.WithItem
+    spelled: cst.BaseExpression
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,8 +337,9 @@ class Assume:
 class Replayed:
     """A call at `node` of the project function `via` did to `obj` (the
     caller's object the callee's parameter or field held, spelled `spelled`
-    here) what the callee's own analysis found: `facts` are the facts the
-    checkers left of that parameter or field at the callee's exit (each reads
+    here; or the object the callee made and returned, which the caller now
+    holds: spelled by the call) what the callee's own analysis found: `facts`
+    are the facts the checkers left of it at the callee's exit (each reads
     its own: `Findings.fact_in`); `inner` is the callee's last step of it."""
 
     obj: Obj
@@ -439,14 +409,11 @@ class Checker:
     def on_store(self, e: Store, out: Findings) -> None: ...
     def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None: ...
     def on_adopt_call(self, e: AdoptCall, out: Findings) -> None: ...
-    def on_mapping_made(self, e: MappingMade, out: Findings) -> None: ...
-    def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
-    def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
-    def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
     def on_call_post(self, e: CallPost, out: Findings) -> None: ...
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
     def on_death(self, e: Death, out: Findings) -> None: ...
+    def on_with_exit(self, e: WithExit, out: Findings) -> None: ...
     def on_frame_end(self, e: FrameEnd, out: Findings) -> None: ...
     def on_assume(self, e: Assume, out: Findings) -> None: ...
     def on_replayed(self, e: Replayed, out: Findings) -> None: ...
@@ -464,14 +431,11 @@ EVENTS = (
     "store",
     "borrow_from",
     "adopt_call",
-    "mapping_made",
-    "buffer_released",
-    "return_mapping",
-    "dangling_link",
     "call_post",
     "bind",
     "escape",
     "death",
+    "with_exit",
     "frame_end",
     "assume",
     "replayed",

@@ -27,7 +27,7 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import AdoptCall, Export, Store, ToThread
-from ownlint.engine.memvalues import parse_tag
+from ownlint.engine.memvalues import is_buffer_tag
 from ownlint.engine.models import Adopt
 from ownlint.engine.state import LIVE, LIVE_STATE, HState
 from ownlint.engine.values import Addr, BufRef, Dict, Field, Obj, Param, Seq, Val, objects_in
@@ -194,7 +194,7 @@ class InteropEval:
             return
         host = (type(handle) is Addr and not isinstance(handle.buffer, Param)) or type(handle) is BufRef
         if isinstance(handle, Obj):
-            host = parse_tag(self.ev.st.heap.get(handle, LIVE_STATE).tag) is not None
+            host = is_buffer_tag(self.ev.st.heap.get(handle, LIVE_STATE).tag)
         event = AdoptCall(adopt, node, host, tuple(args))
         for handler in handlers:
             handler(event, self.ev)

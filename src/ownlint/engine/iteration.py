@@ -38,13 +38,13 @@ from ownlint.engine.values import (
     Const,
     Dict,
     Lin,
-    Mapping,
     Obj,
     Off,
     OneOf,
     Ref,
     Seq,
     Site,
+    Span,
     Struct,
     Val,
     parts,
@@ -107,11 +107,11 @@ def _rewrite_state(hs: HState, om: ObjMap, fm: FormMap) -> HState:
     if hs.owner is not None:
         owner = om(hs.owner)
         changes["owner"] = owner if isinstance(owner, Obj) else None
-    m = hs.mapping
+    m = hs.span
     if m is not None:
         addr, size = rewrite(m.address, om, fm), rewrite(m.size, om, fm)
         if (addr, size) != (m.address, m.size):
-            changes["mapping"] = Mapping(addr, size, m.read_only_flag, m.address_checked, m.size_checked)
+            changes["span"] = Span(addr, size)
     return hs.but(**changes) if changes else hs
 
 
@@ -197,7 +197,7 @@ class IterationEval:
 
     def _reachable(self, obj: Obj, hs: HState) -> bool:
         st = self.ev.st
-        if hs.mapping is not None and hs.kind != FREED:
+        if hs.span is not None and hs.kind != FREED:
             return True
         held: set[Obj] = set()
         for v in st.env.values():
@@ -209,7 +209,7 @@ class IterationEval:
                 continue
             if other.owner is obj:
                 return True
-            m = other.mapping
+            m = other.span
             if m is not None and other.kind != FREED:
                 refs(m.address, held)
                 refs(m.size, held)
@@ -270,7 +270,7 @@ class IterationEval:
             self.ev.names.forget(var)
         if (
             type(loop.target) is cst.Name
-            and any(hs.mapping is not None and hs.kind != FREED for hs in self.ev.st.heap.values())
+            and any(hs.span is not None and hs.kind != FREED for hs in self.ev.st.heap.values())
             and self._frees_each(loop.body, loop.target.value)
         ):
             self._freed_by_loop(loop.iter)
@@ -322,14 +322,14 @@ class IterationEval:
                 refs(item, held)
         else:
             held = set(st.heap)
-        gone = [o for o in held if (hs := st.heap.get(o)) is not None and hs.mapping is not None and hs.kind != FREED]
+        gone = [o for o in held if (hs := st.heap.get(o)) is not None and hs.span is not None and hs.kind != FREED]
         for o in gone:
             del st.heap[o]
 
     def _mentioned(self, symbol: str) -> bool:
         st = self.ev.st
         return any(_has(v, symbol) for v in st.env.values()) or any(
-            hs.mapping is not None and (_has(hs.mapping.address, symbol) or _has(hs.mapping.size, symbol))
+            hs.span is not None and (_has(hs.span.address, symbol) or _has(hs.span.size, symbol))
             for hs in st.heap.values()
         )
 

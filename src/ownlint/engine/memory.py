@@ -1,5 +1,7 @@
-"""Host memory and its external mappings: the values, and the events the
-memory-mapping checkers read (`MappingMade`, `BufferReleased`, `DanglingLink`).
+"""Host memory as Python values: buffers, views of them, addresses inside
+them, descriptors, and the address range a descriptor-driven map effect
+covers. What a mapping of that memory means is the checkers' (they follow
+`CallPost.mapped` and `HState.span`).
 
 The values it adds to the evaluator (values.py describes them all): `Lin`
 (an integer as a linear form over the page size), `Addr` (an address inside
@@ -8,21 +10,23 @@ a buffer object), `BufRef` (a ctypes view of a buffer), `AIface`
 `Flags` (`A | B` of flag symbols).
 
 A buffer is an owner object (it dies when its last name goes, unless
-something else may hold it) whose tag says where it came from:
-`buffer:<aligned|unaligned>:<ro|rw>:<source>`. A mapping is the memory
-handle a mapping call writes, carrying `HState.mapping` (`values.Mapping`).
-A mapping whose address or size is a parameter of the function is checked
-where a caller supplies them (through the summary), the rest where it is made.
+something else may hold it, or when it is closed) tagged `buffer`, or
+`array` where its slices and view methods are views of it (an array of a
+`view-modules` module); where its memory came from, and what that means,
+is the checkers'. The handle a
+`MapDescriptor` effect writes stands for the range the chained extension
+structure gives (`HState.span`); a span whose address or size is a parameter
+of the function gets the caller's values where the summary is replayed.
 
 Known limits:
-- Mappings made in a loop are compared with the previous iteration's (kept by
+- A span made in a loop is kept next to the previous iteration's (kept by
   iteration.py) only where the offset moves by a `for ... in range(...)`
   variable or an accumulator the loop advances once per iteration; a `while`
-  loop's offsets, and mappings two iterations back, are forgotten.
-      while off < end: map_range(ctx, base + off, 2 * P); off += P   # overlap missed
-- A method's mappings over `self.<field>` and a method closing a field's
-  buffer are not seen by the caller (summaries describe objects, not fields' memory).
-      s.map_header(); s.map_body()                              # overlap missed
+  loop's offsets, and spans two iterations back, are forgotten.
+      while off < end: map_range(ctx, base + off, 2 * P); off += P   # no relation
+- A method's spans over `self.<field>` are not seen by the caller
+  (summaries describe objects, not fields' memory).
+      s.map_header(); s.map_body()                              # not related
 - A constant imported from another module of the project is not folded.
       from mapping import PAGE; map_window(ctx, base, PAGE, 4 * PAGE)  # size unknown
 - Aliases of a descriptor are copies: `d2 = desc; d2.flags = RO` does not
@@ -35,15 +39,13 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine import domain, linear
-from ownlint.engine.cfg import source_of
+from ownlint.engine import domain
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import Buffer, BufferReleased, DanglingLink, MappingMade, Overlap
+from ownlint.engine.memvalues import ARRAY, BUFFER, is_buffer_tag, linked
 from ownlint.engine.memvalues import as_lin as as_lin  # re-exported: other modules import them from here
-from ownlint.engine.memvalues import buffer_tag, lin_options, parse_tag
 from ownlint.engine.memvalues import lin_value as lin_value
 from ownlint.engine.models import MapCall
-from ownlint.engine.state import FREED, OWNER, OWNER_DEAD, HState
+from ownlint.engine.state import LIVE_STATE, OWNER, OWNER_DEAD, HState
 from ownlint.engine.typestate_base import target_key
 from ownlint.engine.values import (
     Addr,
@@ -51,18 +53,17 @@ from ownlint.engine.values import (
     BufRef,
     Const,
     Field,
-    Flags,
-    Mapping,
     Obj,
     Param,
     Ref,
+    Span,
     Struct,
     Sym,
     Val,
 )
 
 if TYPE_CHECKING:
-    from ownlint.engine.summaries import Summary
+    pass
 
 
 class MemoryEval:
@@ -90,25 +91,16 @@ class MemoryEval:
                 return True, self.ev.arith.page_size()
             return True, None
         if qualified in mem.aligned or qualified in mem.unaligned:
-            ro = qualified in mem.read_only
-            source = qualified
-            for a, v in args:
-                if a.keyword is None:
-                    continue
-                word = v.name.rpartition(".")[2] if type(v) is Sym else None
-                if f"{a.keyword.value}={word}" in mem.read_only_keywords:
-                    ro, source = True, f"{qualified} opened with {a.keyword.value}={word}"
-            return True, self.new_buffer(node, qualified in mem.aligned, ro, source)
+            return True, self.new_buffer(node, qualified.partition(".")[0] in mem.view_modules)
         if qualified in mem.views:
             # a view of the object's own attribute: its address is the caller's (re-rooted at the call)
             return True, first if self.is_buffer(first) or type(first) is Field else None
         if type(node.func) is cst.BinaryOperation and type(node.func.operator) is cst.Multiply:
             element = self.fa.names.qualify(node.func.left) or ""
             if element.partition(".")[0] in mem.array_type_modules:
-                return True, self.new_buffer(node, False, False, f"a ctypes array `{source_of(node.func)}`")
-        info = self.buffer_info(receiver) if method and last in mem.read_only_methods else None
-        if info is not None:
-            return True, self.new_buffer(node, info[0], True, f"a read-only view (`{last}()`)")
+                return True, self.new_buffer(node, False)
+        if method and last in mem.read_only_methods and self.is_buffer(receiver):
+            return True, self.new_buffer(node, False)
         if method and last in mem.view_methods and self.keeps_views(receiver):
             return True, receiver
         holder = node.func.value if type(node.func) is cst.Attribute else None
@@ -137,7 +129,7 @@ class MemoryEval:
             and last in mem.close_methods
             and (self.is_buffer(receiver) or type(receiver) is Field)
         ):
-            self.release_buffer(receiver, node, "closed", source_of(node.func.value))
+            self.release_buffer(receiver, node, "closed")
             return True, None
         return False, None
 
@@ -145,23 +137,19 @@ class MemoryEval:
         return target_key(expr, self.fa.self_name, self.ev.st.env)
 
     def is_buffer(self, v: Val) -> bool:
-        return isinstance(v, Obj) and parse_tag(self.ev.st.heap.get(v, HState(OWNER)).tag) is not None
-
-    def buffer_info(self, v: Val) -> tuple[bool, bool, str] | None:
-        """(aligned, read-only, source) of a buffer; None for any other value."""
-        return parse_tag(self.ev.st.heap.get(v, HState(OWNER)).tag) if isinstance(v, Obj) else None
+        return isinstance(v, Obj) and is_buffer_tag(self.ev.st.heap.get(v, LIVE_STATE).tag)
 
     def keeps_views(self, v: Val) -> bool:
         """Whether `v` is a buffer whose slices and view methods are views of it
-        (numpy's: a bytes or bytearray slice is a copy)."""
-        info = self.buffer_info(v)
-        return info is not None and info[2].partition(".")[0] in self.models.memory.view_modules
+        (an array of a `view-modules` module; a bytes or bytearray slice is a copy)."""
+        return isinstance(v, Obj) and self.ev.st.heap.get(v, LIVE_STATE).tag == ARRAY
 
-    def new_buffer(self, node: cst.CSTNode, aligned: bool, read_only: bool, source: str) -> Obj:
+    def new_buffer(self, node: cst.CSTNode, views: bool) -> Obj:
+        """Host memory the call made (`views`: its slices are views of it)."""
         obj = self.fa.site_object(node, "result")
         self.ev.names.forget(obj)
         step = self.fa.step_of(node, "the buffer is made here")
-        self.ev.st.heap[obj] = HState(OWNER, False, (step,), tag=buffer_tag(aligned, read_only, source))
+        self.ev.st.heap[obj] = HState(OWNER, False, (step,), tag=ARRAY if views else BUFFER)
         return obj
 
     # -- attributes and subscripts ----------------------------------------------------
@@ -208,172 +196,31 @@ class MemoryEval:
         self.ev.st.env[name] = struct
         return True
 
-    # -- the descriptor chain -------------------------------------------------------
-    def chain(self, v: Val) -> list[tuple[Struct, Val]]:
-        """The structures a value points into, following `pNext`: (struct, the ref to it)."""
-        out: list[tuple[Struct, Val]] = []
-        seen = 0
-        ref: Val = None
-        while seen < 16:
-            seen += 1
-            if type(v) is Ref:
-                ref, v = v, v.value
-                continue
-            if type(v) is not Struct:
-                break
-            out.append((v, ref))
-            ref = None
-            v = v.get(self.models.memory.chain_field)
-        return out
-
-    def check_chain(self, node: cst.Call, args: list[tuple[cst.Arg, Val]]) -> None:
-        """A call reads each descriptor passed to it, through `pNext`: a link to a
-        temporary that no name keeps alive dangles (`DanglingLink`)."""
-        field = self.models.memory.chain_field
-        if not field:
-            return
-        for _, v in args:
-            for struct, _ in self.chain(v):
-                link = struct.get(field)
-                if self.dangling_link(link, None):
-                    event = DanglingLink(node, _struct_name(link), returned=False)
-                    for handler in self.on["dangling_link"]:
-                        handler(event, self.ev)
-                    return
-
-    def dangling_link(self, link: Val, leaving: set[str] | None) -> bool:
-        """A `byref`/`addressof` link to a temporary, or (when a function returns,
-        `leaving` = its locals) to a local that dies with the frame."""
-        if type(link) is not Ref or not link.how:
-            return False
-        if link.how == "pointer":
-            return False  # ctypes keeps the pointee alive in the field's _objects
-        key = link.key
-        if key is None:
-            return True
-        return leaving is not None and key in leaving
-
     # -- mappings ------------------------------------------------------------------------
-    def mapping_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> Mapping | None:
+    def span_of(self, spec: MapCall, args: list[tuple[cst.Arg, Val]]) -> Span | None:
+        """The address range a call maps through the descriptor its model names:
+        the address and size fields of the extension structure chained to it."""
         positional = [v for a, v in args if a.keyword is None]
         if not 0 <= spec.descriptor < len(positional):
             return None
-        for struct, _ in self.chain(positional[spec.descriptor]):
+        for struct, _ in linked(positional[spec.descriptor], self.models.memory.chain_field):
             stype = struct.get(spec.type_field) if spec.type_field else None
             stype_word = stype.name.rpartition(".")[2] if type(stype) is Sym else None
             if struct.type != spec.extension and stype_word not in spec.extension_stype:
                 continue
-            host = self.chain(positional[spec.descriptor])[0][0]
-            flags = host.get(spec.flags_field, Const(0))
-            return Mapping(
-                struct.get(spec.address_field), struct.get(spec.size_field, Const(0)), self.has_flag(flags, spec)
-            )
+            return Span(struct.get(spec.address_field), struct.get(spec.size_field, Const(0)))
         return None
 
-    def has_flag(self, flags: Val, spec: MapCall) -> bool | None:
-        if type(flags) is Const and isinstance(flags.value, int):
-            return bool(flags.value & spec.read_only_bit)
-        if type(flags) is Sym:
-            return flags.name.rpartition(".")[2] == spec.read_only_flag
-        if type(flags) is Flags:
-            return any(n.rpartition(".")[2] == spec.read_only_flag for n in flags.names)
-        return None
-
-    def check_mapping(self, node: cst.CSTNode, mapping: Mapping, via: Summary | None = None) -> Mapping:
-        """Check a new mapping where its address and size are known; returns the
-        mapping with what was checked marked."""
-        addr, size, ro_flag = mapping.address, mapping.size, mapping.read_only_flag
-        addr_done, size_done = mapping.address_checked, mapping.size_checked
-        page = self.fa.page_size
-        sizes = lin_options(size)
-        new_sizes: tuple[linear.Lin, ...] | None = None
-        if not size_done and sizes is not None:
-            size_done = True
-            new_sizes = tuple(sizes)
-        buffer: Buffer | None = None
-        offset: linear.Lin | None = None
-        overlap: Overlap | None = None
-        if (
-            not addr_done
-            and type(addr) is Addr
-            and isinstance(addr.buffer, Obj)
-            and type(addr.buffer) not in (Param, Field)
-        ):
-            addr_done = True
-            buf, offset = addr.buffer, addr.offset
-            hs = self.ev.st.heap.get(buf, HState(OWNER))
-            info = parse_tag(hs.tag)
-            if info is not None:
-                aligned, read_only, source = info
-                temporary = hs.kind == OWNER and not hs.escaped and not self.ev.names.refs(buf)
-                buffer = Buffer(aligned, read_only, source, temporary)
-                if offset is not None and sizes is not None:
-                    overlap = self.overlap(buf, offset, sizes)
-        if new_sizes is None and buffer is None:
-            return Mapping(addr, size, ro_flag, addr_done, size_done)
-        event = MappingMade(
-            node,
-            via,
-            new_sizes,
-            tuple(linear.aligned(form, page) for form in new_sizes or ()),
-            buffer,
-            offset if buffer is not None else None,
-            linear.aligned(offset, page) if buffer is not None and offset is not None else None,
-            ro_flag,
-            overlap,
-        )
-        for handler in self.on["mapping_made"]:
-            handler(event, self.ev)
-        return Mapping(addr, size, ro_flag, addr_done, size_done)
-
-    def overlap(self, buf: Obj, offset: linear.Lin, sizes: list[linear.Lin]) -> Overlap | None:
-        """A live mapping of `buf` that `[offset, offset + size)` overlaps for every size it may have."""
-        for hs in list(self.ev.st.heap.values()):
-            m = hs.mapping
-            if m is None or hs.kind == FREED or type(m.address) is not Addr:
-                continue
-            if m.address.buffer is not buf or m.address.offset is None:
-                continue
-            other_off, other_sizes = m.address.offset, lin_options(m.size)
-            if other_sizes is None:
-                continue
-            # [a, a+s) and [b, b+t) overlap iff a < b+t and b < a+s, for every possible size
-            if all(
-                linear.sign(linear.add(linear.add(other_off, t), offset, -1)) == 1
-                and linear.sign(linear.add(linear.add(offset, s), other_off, -1)) == 1
-                for s in sizes
-                for t in other_sizes
-            ):
-                rng = f"[base + {linear.show(offset)}, base + {' or '.join(linear.show(linear.add(offset, s)) for s in sizes)})"
-                other = f"[base + {linear.show(other_off)}, base + {' or '.join(linear.show(linear.add(other_off, t)) for t in other_sizes)})"
-                return Overlap(rng, other, hs.story[:1])
-        return None
-
-    def release_buffer(self, buf: Val, node: cst.CSTNode, how: str, name: str) -> None:
+    def release_buffer(self, buf: Val, node: cst.CSTNode, how: str) -> None:
         """The buffer's memory goes away (closed, deleted, its `with` ends)."""
         if not isinstance(buf, Obj):
             return
-        for hs in self.ev.st.heap.values():
-            m = hs.mapping
-            if m is None or hs.kind == FREED or hs.reported:
-                continue
-            if type(m.address) is Addr and m.address.buffer is buf:
-                event = BufferReleased(node, name, how, hs)
-                for handler in self.on["buffer_released"]:
-                    handler(event, self.ev)
-                break
         owner = self.ev.st.heap.get(buf)
         if owner is None and type(buf) is Field:
             # the object's own buffer: its callers release what their object holds (typestate_replay)
             self.ev.st.heap[buf] = HState(OWNER_DEAD, False, (self.fa.step_of(node, f"the buffer is {how} here"),))
         elif owner is not None and owner.kind == OWNER:
             self.ev.st.heap[buf] = owner.with_step(OWNER_DEAD, self.fa.step_of(node, f"the buffer is {how} here"))
-
-
-def _struct_name(link: Val) -> str | None:
-    if type(link) is Ref and type(link.value) is Struct:
-        return link.value.type
-    return None
 
 
 def _by_name(field: tuple[str, Val]) -> str:

@@ -1,23 +1,23 @@
 """The values memory.py adds to the evaluator, as plain functions (no evaluator
-needed): buffer tags, integers as linear forms over the page size, and
-addresses inside buffers. memory.py's docstring describes the values.
+needed): the tags of buffers, integers as linear forms over the page size,
+addresses inside buffers, and the structures a descriptor links to.
+memory.py's docstring describes the values.
 """
 
 from __future__ import annotations
 
 from ownlint.engine import domain, linear
-from ownlint.engine.values import Addr, Lin, OneOf, Val, int_value
+from ownlint.engine.values import Addr, Lin, OneOf, Ref, Struct, Val, int_value
+
+# the tags of an owner that is host memory (memory.py): plain, or one whose
+# slices and view methods are views of it
+BUFFER = "buffer"
+ARRAY = "array"
 
 
-def buffer_tag(aligned: bool, read_only: bool, source: str) -> str:
-    return f"buffer:{'aligned' if aligned else 'unaligned'}:{'ro' if read_only else 'rw'}:{source}"
-
-
-def parse_tag(tag: str) -> tuple[bool, bool, str] | None:
-    if not tag.startswith("buffer:"):
-        return None
-    _, align, ro, source = tag.split(":", 3)
-    return align == "aligned", ro == "ro", source
+def is_buffer_tag(tag: str) -> bool:
+    """Whether an owner's tag says it is host memory."""
+    return tag == BUFFER or tag == ARRAY
 
 
 def lin_options(v: Val) -> list[linear.Lin] | None:
@@ -52,3 +52,23 @@ def lin_value(form: linear.Lin) -> Val:
 def addr_value(buffer: Val, form: linear.Lin | None) -> Val:
     """An address in `buffer` at offset `form` (None: unknown, or past the bounds)."""
     return Addr(buffer, form if form is not None and domain.form_fits(form) else None)
+
+
+def linked(v: Val, field: str) -> list[tuple[Struct, Val]]:
+    """The structures a value points into, following the link `field` from
+    each to the next (at most 16): each with the reference to it (None: held
+    by value)."""
+    out: list[tuple[Struct, Val]] = []
+    seen = 0
+    ref: Val = None
+    while seen < 16:
+        seen += 1
+        if type(v) is Ref:
+            ref, v = v, v.value
+            continue
+        if type(v) is not Struct:
+            break
+        out.append((v, ref))
+        ref = None
+        v = v.get(field) if field else None
+    return out

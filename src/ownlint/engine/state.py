@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ownlint.engine.store import Env, Heap
-from ownlint.engine.values import Mapping as MemMapping
-from ownlint.engine.values import Obj, Val
+from ownlint.engine.values import Obj, Span, Val
 
 # handle states
 LIVE = "live"  # the application's (or nothing known)
@@ -65,7 +64,7 @@ class HState:
     owner: Obj | None = None
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
-    mapping: MemMapping | None = None  # an external memory mapping: see memory.py
+    span: Span | None = None  # the address range a map effect made the handle stand for
     prov: str = ""  # "explicit": made on an explicitly created context (what exports must not take)
     # a release registered to run when an object dies: "finalizer", or the
     # attribute (env key) a `__del__` frees; an explicit release of the handle
@@ -87,7 +86,7 @@ class HState:
             "owner": self.owner,
             "tag": self.tag,
             "escaped": self.escaped,
-            "mapping": self.mapping,
+            "span": self.span,
             "prov": self.prov,
             "at_death": self.at_death,
             "facts": self.facts,
@@ -121,7 +120,7 @@ class HState:
             self.owner,
             self.tag,
             self.escaped,
-            self.mapping,
+            self.span,
             self.prov,
             self.at_death,
             self.facts,
@@ -139,7 +138,7 @@ class HState:
             self.owner,
             self.tag,
             self.escaped,
-            self.mapping,
+            self.span,
             self.prov,
             self.at_death,
             self.facts,
@@ -242,7 +241,7 @@ def _reachable(obj: Obj, env: Env, heap: Heap[HState]) -> bool:
         if o in env.holders or o.on_entry:
             return True
         hs = heap.get(o)
-        if hs is not None and hs.mapping is not None and hs.kind != FREED:
+        if hs is not None and hs.span is not None and hs.kind != FREED:
             return True
         for x in linkers.get(o, ()):
             if x not in seen and x in heap:

@@ -25,8 +25,7 @@ from collections.abc import Iterator
 from ownlint.engine import checker_facts
 from ownlint.engine.state import LIVE, OWNER, HState, Keyed, PathState, StateKey
 from ownlint.engine.store import Env, Heap
-from ownlint.engine.values import Mapping as MemMapping
-from ownlint.engine.values import Obj, objects_in
+from ownlint.engine.values import Obj, Span, objects_in
 
 MAX_PATHS = 128
 
@@ -145,8 +144,8 @@ def _merge_all(group: list[PathState]) -> PathState:
         others = [g.heap.get(obj) for g in rest]
         if all(o is state or o == state for o in others):
             continue
-        if state.mapping is not None and all(o is not None and _blank(o) == _blank(state) for o in others):
-            heap[obj] = _joined_mapping(state, others)  # type: ignore[arg-type]
+        if state.span is not None and all(o is not None and _blank(o) == _blank(state) for o in others):
+            heap[obj] = _joined_span(state, others)  # type: ignore[arg-type]
         elif (state.facts or any(x is not None and x.facts for x in others)) and all(
             x is not None and x.but(facts=()) == state.but(facts=()) for x in others
         ):
@@ -172,7 +171,7 @@ def _held(obj: Obj, env: Env) -> bool:
 
 
 def _shape(heap: Heap[HState]) -> object:
-    """The heap with the address and size of each mapping, and the checkers'
+    """The heap with the address and size of each span, and the checkers'
     facts, left out: where the widening at a loop head groups states (an
     offset that an accumulator or a loop variable moves each round is
     forgotten, as its name is; facts that change each round are joined by
@@ -185,20 +184,20 @@ def _shape(heap: Heap[HState]) -> object:
 
 
 def _blank(hs: HState) -> HState:
-    m = hs.mapping
+    m = hs.span
     if m is None:
         return hs
-    return hs.but(mapping=MemMapping(None, None, m.read_only_flag, m.address_checked, m.size_checked))
+    return hs.but(span=Span(None, None))
 
 
-def _joined_mapping(first: HState, others: list[HState]) -> HState:
-    """`first` with its mapping's address and size kept where all agree (the
-    states have one shape: the rest of the mapping is the same)."""
-    m = first.mapping
+def _joined_span(first: HState, others: list[HState]) -> HState:
+    """`first` with its span's address and size kept where all agree (the
+    states have one shape: they differ at most there)."""
+    m = first.span
     assert m is not None
-    addr = m.address if all(o.mapping.address == m.address for o in others) else None  # type: ignore[union-attr]
-    size = m.size if all(o.mapping.size == m.size for o in others) else None  # type: ignore[union-attr]
-    return first.but(mapping=MemMapping(addr, size, m.read_only_flag, m.address_checked, m.size_checked))
+    addr = m.address if all(o.span.address == m.address for o in others) else None  # type: ignore[union-attr]
+    size = m.size if all(o.span.size == m.size for o in others) else None  # type: ignore[union-attr]
+    return first.but(span=Span(addr, size))
 
 
 def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:
@@ -208,9 +207,7 @@ def _forgot_tracked(group: list[PathState], merged: PathState) -> bool:
     and an alias forgotten while another name still holds the object loses
     nothing of it: forgetting those is the ordinary join of values)."""
     heap = group[0].heap
-    tracked = {
-        o for o, hs in heap.items() if hs.kind != LIVE or hs.owner is not None or hs.mapping is not None or hs.tag
-    }
+    tracked = {o for o, hs in heap.items() if hs.kind != LIVE or hs.owner is not None or hs.span is not None or hs.tag}
     tracked = {o for o in tracked if not _held(o, merged.env)}
     if not tracked:
         return False

@@ -13,8 +13,8 @@ are bounded, domain.py), never by the size of the map:
   (`values.refs`), so that forgetting an object a site makes again visits
   only the names that hold it;
 - in `Heap`, `linkers`: for each object, the objects whose typestate refers
-  to it (as owner, or in a mapping's address or size), and `mapped`, the
-  objects with a mapping;
+  to it (as owner, or in a span's address or size), and `mapped`, the
+  objects with a span (`HState.span`);
 - in both, `dropped`: the objects that may have become unreachable since the
   path state was last collected (a name let go of them, a link to them went,
   their typestate changed), so that collection looks at those only.
@@ -124,7 +124,7 @@ class Typestate(Protocol):
     def owner(self) -> Obj | None: ...
 
     @property
-    def mapping(self) -> Any: ...
+    def span(self) -> Any: ...
 
 
 S = TypeVar("S", bound=Typestate)
@@ -133,7 +133,7 @@ S = TypeVar("S", bound=Typestate)
 def _links(hs: Typestate) -> Iterable[Obj]:
     """The objects a typestate refers to, as collection follows them."""
     owner = hs.owner
-    m = hs.mapping
+    m = hs.span
     if m is None:
         return () if owner is None else (owner,)
     out = _refs(m.address)
@@ -194,9 +194,9 @@ class Heap(dict[Obj, S], Generic[S]):
             self.digest -= hash((o, old))
         dict.__setitem__(self, o, hs)
         self.digest += hash((o, hs))
-        if old is None or old.owner is not hs.owner or old.mapping is not hs.mapping:
+        if old is None or old.owner is not hs.owner or old.span is not hs.span:
             self._relink(o, old, hs)
-        if (hs.mapping is not None) != (o in self.mapped):
+        if (hs.span is not None) != (o in self.mapped):
             self.mapped = self.mapped ^ {o}
         self.dropped.add(o)
 

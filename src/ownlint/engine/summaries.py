@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ownlint.engine import linear
+from ownlint.engine.memvalues import is_buffer_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD, HState, PathState, Step
 from ownlint.engine.values import Addr, Const, Field, Instance, Lent, Lin, Obj, Param, Seq, Val
 
@@ -238,7 +239,7 @@ def _is_param(symbol: str, nparams: int) -> bool:
 
 def _kind(tag: str) -> str:
     """An owner's kind, for messages: its tag, or "buffer" for host memory."""
-    return "buffer" if tag.startswith("buffer:") else tag or "owner"
+    return "buffer" if is_buffer_tag(tag) else tag or "owner"
 
 
 def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_name: str | None) -> Outcome:

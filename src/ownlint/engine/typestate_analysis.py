@@ -11,9 +11,9 @@ from typing import cast
 import libcst as cst
 
 from ownlint.engine import equalities, status
-from ownlint.engine.cfg import CFG, Block, Edge, Elem, source_of
+from ownlint.engine.cfg import CFG, Block, Edge, Elem
 from ownlint.engine.domain import LOOP_VISITS
-from ownlint.engine.events import Assume, Death, FrameEnd, subscribers
+from ownlint.engine.events import Assume, Death, FrameEnd, WithExit, subscribers
 from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
@@ -329,7 +329,7 @@ class FunctionAnalysis:
         elif how == "end":
             node = self.at = self.last_statement(e.src)
         ev = self.evaluator_at(s, node)
-        event = FrameEnd(node, how)
+        event = FrameEnd(node, how, st.env.get(RETURN_KEY) if how == "return" else None)
         for handler in self.subscribers["frame_end"]:
             handler(event, ev)
         deaths = self.subscribers["death"]
@@ -456,11 +456,14 @@ class FunctionAnalysis:
             item = elem.origin
             assert type(item) is cst.WithItem
             held = st.env.pop(f"<with {id(item)}>", None)
+            if self.subscribers["with_exit"]:
+                event = WithExit(held, item, item.asname.name if item.asname is not None else item.item)
+                for handler in self.subscribers["with_exit"]:
+                    handler(event, ev)
             if type(held) is Instance:
                 ev.objects.exit(held, item)
             elif ev.memory.is_buffer(held):
-                name = source_of(item.asname.name) if item.asname is not None else source_of(node)
-                ev.memory.release_buffer(held, item, "with block ends", name)
+                ev.memory.release_buffer(held, item, "with block ends")
         elif kind == "return":
             assert type(node) is cst.Return
             value = ev.expr(node.value) if node.value is not None else None
@@ -537,7 +540,7 @@ def _is_none(st: PathState, val: Val) -> bool | None:
         return val.value is None
     if isinstance(val, Obj):
         hs = st.heap.get(val)
-        if hs is not None and hs.mapping is not None:
+        if hs is not None and hs.span is not None:
             return False
     return None
 

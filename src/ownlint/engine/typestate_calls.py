@@ -123,7 +123,7 @@ class CallEval:
         positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
         consumed: set[int] = set()  # positions of arguments the model accounts for
         result: Val = None
-        mapping = None
+        span = None
         before: dict[Obj, HState | None] | None = None  # a status call: what it may change, as it was
         returned: dict[int, Val] = {}  # handles it returns, by element
         if model is not None and model.status:
@@ -142,9 +142,8 @@ class CallEval:
         if model is not None:
             if model.record:
                 return Dict(tuple((a.keyword.value, v) for a, v in args if a.keyword is not None))
-            self.ev.memory.check_chain(node, args)
             if model.maps is not None:
-                mapping = self.ev.memory.mapping_of(model.maps, args)
+                span = self.ev.memory.span_of(model.maps, args)
             if model.address_map is not None:
                 self.ev.address_maps.address_map(node, model.address_map, [v for _, v in positional_args])
             if model.unmap is not None:
@@ -174,9 +173,9 @@ class CallEval:
                 if i is not None:
                     consumed.add(i)
                     made = self.create(positional_args[i][1], node, create.kind, create.out)
-                    if made is not None and mapping is not None:
-                        checked = self.ev.memory.check_mapping(node, mapping)
-                        self.ev.st.heap[made] = self.ev.st.heap[made].but(mapping=checked)
+                    if made is not None and span is not None:
+                        self.ev.st.heap[made] = self.ev.st.heap[made].but(span=span)
+                        self.ev.call_mapped = (*self.ev.call_mapped, made)
         for i, (a, v) in enumerate(positional_args):
             if i not in consumed:
                 self.use(v, node, a.value)

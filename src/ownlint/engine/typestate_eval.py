@@ -76,6 +76,7 @@ class Evaluator:
         self.call_receiver: Val = None
         self.call_callee = "?"
         self.call_made: tuple[Obj, ...] = ()
+        self.call_mapped: tuple[Obj, ...] = ()
         self.call_method = False
         self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
         self.made_values: set[Obj] = set()  # every such object
@@ -133,6 +134,19 @@ class Evaluator:
         """A step of a story: `label` at `node`, in the statement being run."""
         return self.fa.step_of(node, label)
 
+    def held(self, obj: Obj) -> bool:
+        """Whether a local name (or a view it holds) still holds `obj`."""
+        return self.names.refs(obj)
+
+    def local(self, name: str) -> bool:
+        """Whether `name` is a local variable bound on this path, not a parameter."""
+        return name in self.st.env and "." not in name and not name.startswith("<") and name not in self.fa.params
+
+    @property
+    def page_size(self) -> int | None:
+        """The page size the analysis assumes (None: symbolic)."""
+        return self.fa.page_size
+
     def _with_reference(self, node: cst.CSTNode, story: tuple[Step, ...], facts: Facts) -> Facts:
         """`facts` and where the API of the call involved is specified, and the page
         documenting it: the finding's call, else the latest call of the story in
@@ -155,25 +169,26 @@ class Evaluator:
     def call_post(self, node: cst.Call, evaluate: ExprMethod) -> Val:
         """The call evaluated, then `CallPost` published with its arguments
         (as `expr_Call` evaluated them) and its value."""
-        outer = self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_method
-        self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_method = (
+        outer = self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_mapped, self.call_method
+        self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_mapped, self.call_method = (
             "?",
             (),
             None,
+            (),
             (),
             False,
         )
         result = evaluate(node)
         callee, args, receiver = self.call_callee, self.call_args, self.call_receiver
-        made, method = self.call_made, self.call_method
-        self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_method = outer
+        made, mapped, method = self.call_made, self.call_mapped, self.call_method
+        self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_mapped, self.call_method = outer
         handlers = self.on["call_post"]
         if not handlers:
             return result
         model = self.models.published(callee) if callee != "?" else None
         if model is None and type(node.func) is cst.Attribute:
             model = self.models.method(node.func.attr.value)
-        event = CallPost(node, callee, args, result, receiver, model, made, method)
+        event = CallPost(node, callee, args, result, receiver, model, made, method, mapped)
         outer_result, self.made = self.made, None
         for handler in handlers:
             handler(event, self)

@@ -13,10 +13,10 @@ import libcst as cst
 from ownlint.engine import domain, status
 from ownlint.engine.cfg import may_raise, source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import DanglingLink, Return, ReturnMapping
-from ownlint.engine.state import FREED, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, HState
+from ownlint.engine.events import Return
+from ownlint.engine.state import LIVE, LIVE_STATE, OWNER, OWNER_DEAD, HState
 from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
-from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
+from ownlint.engine.values import Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
 
 
 class ExprEval:
@@ -284,38 +284,11 @@ class ExprEval:
             self.ev.expr(node.value.item)
         return None
 
-    def returned_memory(self, value: Val, node: cst.Return, returned: set[Obj]) -> None:
-        """A returned descriptor linking to a local (`DanglingLink`), or a returned
-        live mapping of a local buffer that dies with the frame (`ReturnMapping`)."""
-        chain = self.ev.memory.chain(value)
-        if chain:
-            leaving = {k for k in self.ev.st.env if "." not in k and not k.startswith("<")} - set(self.fa.params)
-            for struct, _ in chain:
-                link = struct.get(self.models.memory.chain_field)
-                if self.ev.memory.dangling_link(link, leaving):
-                    event = DanglingLink(node, node.value, returned=True)
-                    for handler in self.on["dangling_link"]:
-                        handler(event, self.ev)
-                    break
-        for obj in returned:
-            hs = self.ev.st.heap.get(obj)
-            m = hs.mapping if hs is not None else None
-            if hs is None or m is None or hs.kind == FREED or hs.reported:
-                continue
-            if type(m.address) is Addr and isinstance(m.address.buffer, Obj):
-                buf = m.address.buffer
-                bh = self.ev.st.heap.get(buf)
-                if bh is not None and bh.kind == OWNER and not bh.escaped and not buf.on_entry and buf not in returned:
-                    mapping_event = ReturnMapping(hs, node, node.value)
-                    for handler in self.on["return_mapping"]:
-                        handler(mapping_event, self.ev)
-
     def returned(self, value: Val, node: cst.Return) -> None:
         """`return value`: each object handed back (`Return`: with whether its
         owner, local to this frame, dies as it returns)."""
         returned = set(objects_in(value))
         self.ev.interop.escapes_task(node, value, "return")
-        self.returned_memory(value, node, returned)
         handlers = self.on["return"]
         for obj in returned if handlers else ():
             hs = self.ev.st.heap.get(obj)

@@ -9,11 +9,11 @@ import libcst as cst
 from ownlint.engine import domain, equalities
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Bind, Death, Escape
-from ownlint.engine.memvalues import parse_tag
+from ownlint.engine.memvalues import is_buffer_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.summaries import RETURN_KEY
 from ownlint.engine.typestate_base import _match_captures, _mentions, _without, fold, target_key
-from ownlint.engine.values import Addr, AIface, BufRef, Const, Instance, Lin, Mapping, Obj, Ref, Seq, Val, objects_in
+from ownlint.engine.values import Addr, AIface, BufRef, Const, Instance, Lin, Obj, Ref, Seq, Span, Val, objects_in
 
 
 class NamesEval:
@@ -66,8 +66,8 @@ class NamesEval:
                     handler(event, self.ev)
                 hs = self.ev.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped and not obj.on_entry and not self.refs(obj):
-                if parse_tag(hs.tag) is not None:
-                    self.ev.memory.release_buffer(obj, self.ev.site, how, name.strip("`"))
+                if is_buffer_tag(hs.tag):
+                    self.ev.memory.release_buffer(obj, self.ev.site, how)
                 else:
                     self.ev.st.heap[obj] = hs.with_step(OWNER_DEAD, self.fa.step_of(self.ev.site, f"{name} dies here"))
 
@@ -221,7 +221,7 @@ class NamesEval:
         symbol = obj.symbol
         for o in st.heap.mapped:  # only the objects with a mapping
             hs = st.heap[o]
-            m = hs.mapping
+            m = hs.span
             assert m is not None
             addr, size = m.address, m.size
             if type(addr) is Addr and (addr.buffer is obj or _mentions(addr.offset, symbol)):
@@ -229,7 +229,7 @@ class NamesEval:
             if type(size) is Lin and _mentions(size.form, symbol):
                 size = None
             if (addr, size) != (m.address, m.size):
-                st.heap[o] = hs.but(mapping=Mapping(addr, size, m.read_only_flag, m.address_checked, m.size_checked))
+                st.heap[o] = hs.but(span=Span(addr, size))
 
 
 def _views(v: Val, obj: Obj) -> bool:

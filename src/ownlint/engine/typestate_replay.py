@@ -31,7 +31,7 @@ from ownlint.engine.summaries import (
     ValueDesc,
 )
 from ownlint.engine.typestate_base import _Dead, _Fork
-from ownlint.engine.values import Addr, Const, Instance, Mapping, Obj, Val, objects_in
+from ownlint.engine.values import Addr, Const, Instance, Obj, Span, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -221,12 +221,7 @@ class ReplayEval:
                     for handler in self.on["replayed"]:
                         handler(replayed, self.ev)
         if effect.kind == OWNER_DEAD and which.startswith("field ") and self.ev.memory.is_buffer(value):
-            self.ev.memory.release_buffer(
-                value,
-                node,
-                f"closed inside `{summary.name}`",
-                source_of(spelled) if isinstance(spelled, cst.CSTNode) else spelled,
-            )
+            self.ev.memory.release_buffer(value, node, f"closed inside `{summary.name}`")
         if effect.kind == FREED:
             where = next((s for s in reversed(effect.story) if s.label.startswith(("first freed", "freed here"))), None)
             self.ev.calls.free(value, node, spelled, summary, where)
@@ -315,29 +310,29 @@ class ReplayEval:
                 if hs.owner is not None
                 else None
             )
-            mapping = hs.mapping
-            if mapping is not None:
-                # the callee mapped what the caller passed: check it here, with the caller's values
-                mapping = Mapping(
-                    self.ev.substitution.substitute(mapping.address, bound, prefix),
-                    self.ev.substitution.substitute(mapping.size, bound),
-                    mapping.read_only_flag,
-                    mapping.address_checked,
-                    mapping.size_checked,
+            span = hs.span
+            if span is not None:
+                # the callee mapped what the caller passed: in the caller's values
+                span = Span(
+                    self.ev.substitution.substitute(span.address, bound, prefix),
+                    self.ev.substitution.substitute(span.size, bound),
                 )
-                mapping = self.ev.memory.check_mapping(node, mapping, summary)
             self.ev.st.heap[obj] = HState(
                 hs.kind,
                 hs.reported,
                 (*hs.story, step),
                 tag=hs.tag,
                 owner=owner,
-                mapping=mapping,
+                span=span,
                 # a `__del__` key is the callee's; a finalizer holds where none may be detached
                 at_death="finalizer" if hs.at_death == "finalizer" and not self.ev.objects.may_detach() else "",
                 prov=self.provenance_of(hs.prov, bound, prefix),
                 facts=hs.facts,  # the checkers' facts of it, carried unread
             )
+            if hs.facts and self.on["replayed"]:
+                replayed = Replayed(obj, hs.facts, node, node, summary, hs.story[-1] if hs.story else None)
+                for handler in self.on["replayed"]:
+                    handler(replayed, self.ev)
             return obj
         return None
 

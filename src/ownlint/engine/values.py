@@ -225,16 +225,13 @@ class Struct:
 
 
 @dataclass(frozen=True, slots=True)
-class Mapping:
-    """An external memory mapping (the typestate of the handle a map call made:
-    `HState.mapping`): where and how much, whether the read-only flag was
-    asked for (None: unknown), and which of address and size were checked."""
+class Span:
+    """The address range a handle stands for (`HState.span`: the handle a
+    call's map effect made, effects.py): its start and its length, as
+    values (None: unknown)."""
 
     address: Val
     size: Val
-    read_only_flag: bool | None
-    address_checked: bool = False
-    size_checked: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,14 @@ whose address or size is a parameter of a helper is checked at the caller,
 where the helper's summary replays it with the caller's values), and
 `FieldClosed` on an attribute's buffer a method closed (its callers replay
 it on their object's buffer).
+
+Known limits: a returned mapping or descriptor is looked at where the frame
+ends (`FrameEnd`), after any `finally` body ran, so a mapping that body
+frees is no longer live there (the engine before this checker looked at the
+`return` itself, and reported it):
+
+    try: return ptr
+    finally: zeMemFree(ctx, ptr)   # returned, its buffer local: not reported
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ import libcst as cst
 
 from ownlint.engine import effects as fx
 from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findings, Release, Transfer
-from ownlint.engine.state import LIVE
+from ownlint.engine.state import LIVE, Step
 from ownlint.engine.values import Obj, Seq, Status, Val, objects_in
 
 # effects by which a modelled call keeps a handle passed to it
@@ -48,7 +48,7 @@ class Held:
     call: int
     callee: str
     risk_id: int = 0
-    risk: cst.Call | None = field(default=None, compare=False, hash=False)
+    risk: Step | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +135,9 @@ class LeakChecker(Checker):
         if e.frame == "raise":
             if type(fact) is Held and fact.risk is not None and e.state.kind == LIVE:
                 out.set_fact(e.obj, None)
-                out.report("OWN206", fact.risk, e.name, (("made by", fact.callee),), obj=e.obj)
+                # at the function (the statement the exception left from is not this event's): the
+                # call that may raise is the story's last step
+                out.report("OWN206", e.node, e.name, (("made by", fact.callee),), (fact.risk,), obj=e.obj)
             return
         if type(fact) is not Held or e.state.kind != LIVE or type(e.node) is cst.FunctionDef:
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves
@@ -158,7 +160,7 @@ def _note_risk(e: CallPost, out: Findings) -> None:
     checked = {status.call for _, value in e.args for status in _statuses(value)}
     for obj, fact in list(out.facts()):
         if type(fact) is Held and fact.risk is None and fact.call not in checked:
-            out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=e.node))
+            out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=out.step(e.node, "may raise here")))
 
 
 def _statuses(value: Val) -> list[Status]:

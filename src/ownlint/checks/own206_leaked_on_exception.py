@@ -13,10 +13,11 @@ RULE = Rule(
 Reports a handle that a model's creator made (as for OWN205) and that is
 still held, neither released nor handed off, when an exception leaves the
 function: an explicit `raise`, or an exception inside a `try` whose
-handlers and `finally` do not release it. Reported at the first call after
-the creation that may raise (a project function, an unknown call, the
-exception a `raise` builds), not at the check of the creation's own status
-(when that raises, nothing was made); once per handle. A handle that leaks
+handlers and `finally` do not release it. Reported at the function, once
+per handle, with the first call after the creation that may raise (a
+project function, an unknown call, the exception a `raise` builds) as the
+related location; the check of the creation's own status is not that call
+(when it raises, nothing was made). A handle that leaks
 on a normal path too is OWN205's only.
 
 Turn it on for libraries and long-running services, where an exception is
@@ -35,13 +36,13 @@ until it exits.
 from cuda.bindings import runtime as cudart
 
 
-def allocate(n_in, n_out):
+def allocate(n_in, n_out):  # E: OWN206
     err, d_in = cudart.cudaMalloc(n_in)
     if err != cudart.cudaError_t.cudaSuccess:
         raise RuntimeError(err)
     err, d_out = cudart.cudaMalloc(n_out)
     if err != cudart.cudaError_t.cudaSuccess:
-        raise RuntimeError(err)  # E: OWN206
+        raise RuntimeError(err)
     return d_in, d_out
 """,
     ),
@@ -68,7 +69,8 @@ Only the paths of exceptions the analysis follows are seen: an explicit
 check between a creation and its release, `check(err)`) has no exception
 path in the analysis, so its leak is not reported yet; neither is a failed
 `assert` (it builds no exception by a call, and the finding has no first
-call to point at). Counted handles (a pushed context, a retained primary
+call to point at). The finding is on the function's first line, since
+the exception's path has no one statement (the call is related). Counted handles (a pushed context, a retained primary
 context) are not followed.
 """,
     references="CUDA Runtime API and Driver API: the `*Destroy`, `*Free` and `*Unload` calls of each creator.",
@@ -82,8 +84,8 @@ context) are not followed.
 def describe(v: Violation) -> tuple[str, str, str]:
     what = f"`{v.handle}`" if v.handle else "a handle"
     return (
-        f"{what} is leaked if this raises: it is not released on the path of the exception",
-        "may raise here, leaving the handle unreleased",
+        f"{what} is leaked when an exception leaves the function: it is not released on that path",
+        "an exception leaves here, the handle unreleased",
         "release it in `finally` (or a `with` block), or release it before raising",
     )
 

@@ -170,11 +170,21 @@ EMPTY_OUTCOME = Outcome((), (), (), (), None)
 
 
 def describe_value(
-    v: Val, st: PathState, fields: dict[str, Obj], nparams: int, left: dict[Obj, str] | None = None, depth: int = 0
+    v: Val,
+    st: PathState,
+    fields: dict[str, Obj],
+    nparams: int,
+    left: dict[Obj, str] | None = None,
+    depth: int = 0,
+    constants: bool = True,
 ) -> ValueDesc:
-    """`left`: the objects the callee leaves in its `self.x` (object -> x)."""
+    """`left`: the objects the callee leaves in its `self.x` (object -> x);
+    `constants`: whether a constant is described (`Known`) or left unknown."""
     if type(v) is Const:
-        return Known(v)
+        # a constant left in an attribute (`self.owns = False`) decides the caller's
+        # later tests of it; a returned one is not kept: helpers that return None on one
+        # path and a value on another would fork every caller for nothing
+        return Known(v) if constants else None
     if type(v) is Instance and v.number >= 0:
         if depth >= MAX_DEPTH:
             return None
@@ -270,7 +280,7 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
         for attr, v in attrs:
             if fields.get(attr) is not v:
                 rebinds.append((attr, describe_value(v, st, fields, n, left)))
-    ret = describe_value(ret_value, st, fields, n)
+    ret = describe_value(ret_value, st, fields, n, constants=False)
     return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st))
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
-from ownlint.engine.state import LIVE_STATE, PathState, Step
+from ownlint.engine.state import LIVE_STATE, HState, PathState, Step
 from ownlint.engine.values import Obj
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class Reporter(Protocol):
     st: PathState
     models: ModelSet
 
-    def result_object(self, node: cst.Call, label: str = "") -> Obj: ...
+    def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj: ...
     def step(self, node: cst.CSTNode, label: str) -> Step: ...
     @property
     def merged(self) -> bool: ...
@@ -79,6 +79,9 @@ class CheckerOut:
         hs = self.to.st.heap.get(obj)
         return None if hs is None else hs.fact(self.key)
 
+    def state(self, obj: Obj) -> HState | None:
+        return self.to.st.heap.get(obj)
+
     def set_fact(self, obj: Obj, fact: Hashable | None) -> None:
         heap = self.to.st.heap
         hs = heap.get(obj, LIVE_STATE)
@@ -91,7 +94,7 @@ class CheckerOut:
                 return fact
         return None
 
-    def result_object(self, node: cst.Call, label: str = "") -> Obj:
+    def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj:
         return self.to.result_object(node, label)
 
     def step(self, node: cst.CSTNode, label: str) -> Step:

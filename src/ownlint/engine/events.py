@@ -64,6 +64,10 @@ class Findings(Protocol):
     def fact(self, obj: Obj) -> Hashable | None:
         """What this checker recorded of `obj` on this path (`set_fact`), or None."""
 
+    def state(self, obj: Obj) -> HState | None:
+        """The engine's typestate of `obj` on this path (its lifetime state, its
+        owner, its story), or None: nothing happened to it yet."""
+
     def set_fact(self, obj: Obj, fact: Hashable | None) -> None:
         """Record `fact` of `obj` on this path (None: forget it). Facts are the
         checker's own immutable values; the engine carries them along the
@@ -76,12 +80,12 @@ class Findings(Protocol):
     def facts(self) -> Iterator[tuple[Obj, Hashable]]:
         """The objects this checker recorded a fact of on this path, with the fact."""
 
-    def result_object(self, node: cst.Call, label: str = "") -> Obj:
-        """During `CallPost` of `node`: the call's value as a fresh object of
-        the call site, nothing happened to it yet (its story: the step
-        `label` at the call, if any), which the call's value becomes, so that
+    def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj:
+        """During `CallPost` of `node` (or `Indexed` of a subscript): its value
+        as a fresh object of the site, nothing happened to it yet (its story:
+        the step `label` there, if any), which the value becomes, so that
         facts can be kept of a value the engine knows nothing of (what an
-        unknown callee returns). A loop that calls again makes it again:
+        unknown callee returns). A loop that runs it again makes it again:
         names that held the previous one forget it."""
 
     def step(self, node: cst.CSTNode, label: str) -> Step:
@@ -301,6 +305,64 @@ class CallPost:
 
 
 @dataclass(frozen=True, slots=True)
+class CallPre:
+    """A call is about to run: its callee, arguments and receiver are
+    evaluated, nothing of its model's effects (nor its arguments' use) has
+    happened yet. The fields mean what `CallPost`'s do. Not published for a
+    call whose first argument the models read as a variable passed by
+    reference (`byref(x)`)."""
+
+    node: cst.Call
+    callee: str
+    args: tuple[tuple[cst.Arg, Val], ...]
+    receiver: Val = None
+    model: CallModel | None = None
+    method: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """A subscript `base[...]` (an index or a slice) was evaluated at `node`:
+    `base` is the value subscripted, `value` the subscript's value. A checker
+    may make the value an object to keep facts of (`Findings.result_object`)."""
+
+    node: cst.Subscript
+    base: Val
+    value: Val
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """`obj` is kept where it outlives the running function: `where` is
+    "attribute" (of any object), "global" (a global or nonlocal name),
+    "container" (an item of, or added to, a container made outside the
+    function), "return" or "yield"; `node` is the statement (or the
+    `return`, the `yield`)."""
+
+    obj: Obj
+    state: HState | None
+    node: cst.CSTNode
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class Borrowed:
+    """A model's borrow (`borrow`) was applied to the object `owner`, whose
+    typestate was `owner_state`, at `node` (`spelled`: how the owner is
+    written there): `handle` is what it lent (the new borrowed handle, or the
+    handle an owner made with keep holds; None: nothing, as for an owner of a
+    kind the borrow lists as unsupported). Not published where the owner is a
+    parameter the function knows nothing of: its callers lend it."""
+
+    owner: Obj
+    owner_state: HState
+    borrow: Borrow
+    node: cst.CSTNode
+    spelled: str
+    handle: Val
+
+
+@dataclass(frozen=True, slots=True)
 class Bind:
     """`key` (a local name, or `self.x`) is bound to `new` at `node` (`new` is
     None when it is deleted); it held `old`."""
@@ -370,7 +432,13 @@ class Replayed:
     caller's object the callee's parameter or field held, spelled `spelled`
     here) what the callee's own analysis found: `facts` are the facts the
     checkers left of that parameter or field at the callee's exit (each reads
-    its own: `Findings.fact_in`); `inner` is the callee's last step of it."""
+    its own: `Findings.fact_in`); `inner` is the callee's last step of it.
+
+    Also published for an object the callee made and handed back (`which`:
+    "return", or "field x" for what it left in `self.x`): `obj` is the
+    caller's new object, which has those facts already. `caller` gives the
+    caller's value of one of the callee's own values (its parameters and
+    fields on entry: values.Param, values.Field), None where unknown."""
 
     obj: Obj
     facts: tuple[tuple[str, Hashable], ...]
@@ -378,6 +446,8 @@ class Replayed:
     spelled: str | cst.CSTNode
     via: Summary
     inner: Step | None
+    which: str = ""  # "parameter i", "field x", "return" (what the callee handed back)
+    caller: Callable[[Val], Val] | None = None
 
 
 # -- events about whole files -------------------------------------------------------
@@ -443,7 +513,11 @@ class Checker:
     def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
     def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
     def on_dangling_link(self, e: DanglingLink, out: Findings) -> None: ...
+    def on_call_pre(self, e: CallPre, out: Findings) -> None: ...
     def on_call_post(self, e: CallPost, out: Findings) -> None: ...
+    def on_indexed(self, e: Indexed, out: Findings) -> None: ...
+    def on_stored(self, e: Stored, out: Findings) -> None: ...
+    def on_borrowed(self, e: Borrowed, out: Findings) -> None: ...
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
     def on_death(self, e: Death, out: Findings) -> None: ...
@@ -468,7 +542,11 @@ EVENTS = (
     "buffer_released",
     "return_mapping",
     "dangling_link",
+    "call_pre",
     "call_post",
+    "indexed",
+    "stored",
+    "borrowed",
     "bind",
     "escape",
     "death",

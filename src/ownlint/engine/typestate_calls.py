@@ -60,6 +60,8 @@ class CallEval:
         self.ev.call_args = tuple(args)
         self.ev.call_receiver = receiver if method else None
         self.ev.call_method = method
+        if self.on["call_pre"]:
+            self.ev.call_pre(node, qualified, self.ev.call_args, self.ev.call_receiver)
         if qualified in models.finalizers:
             self.ev.objects.finalizer(node, args)
             return None
@@ -97,8 +99,8 @@ class CallEval:
             assert type(node.func) is cst.Attribute
             for _, v in args:
                 self.ev.names.escape(v)
-                if self.ev.interop.outside(node.func.value):
-                    self.ev.interop.escapes_task(node, v, "container")
+                if self.ev.names.outside(node.func.value):
+                    self.ev.names.stored(node, v, "container")
             return None
         model = models.call(qualified)
         if model is not None and model.borrow is not None:

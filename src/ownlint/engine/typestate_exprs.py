@@ -113,7 +113,7 @@ class ExprEval:
             handled, lent = self._borrow_path(node)
             if handled:
                 return lent
-        base = self.ev.expr(node.value)
+        base = self.ev.subscript_base = self.ev.expr(node.value)
         index: Val = None
         sliced = False
         for el in node.slice:
@@ -278,7 +278,7 @@ class ExprEval:
     def expr_Yield(self, node: cst.Yield) -> Val:
         if isinstance(node.value, cst.BaseExpression):
             value = self.ev.expr(node.value)
-            self.ev.interop.escapes_task(node, value, "yield")
+            self.ev.names.stored(node, value, "yield")
             self.ev.names.escape(value)
         elif node.value is not None:
             self.ev.expr(node.value.item)
@@ -314,7 +314,7 @@ class ExprEval:
         """`return value`: each object handed back (`Return`: with whether its
         owner, local to this frame, dies as it returns)."""
         returned = set(objects_in(value))
-        self.ev.interop.escapes_task(node, value, "return")
+        self.ev.names.stored(node, value, "return")
         self.returned_memory(value, node, returned)
         handlers = self.on["return"]
         for obj in returned if handlers else ():

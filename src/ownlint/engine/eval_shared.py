@@ -242,11 +242,9 @@ class Arith(Protocol):
 class Interop(Protocol):
     """`interop.InteropEval`, as the other components see it."""
 
-    def explicit(self, v: Val) -> bool: ...
     def interop_call(
         self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
     ) -> tuple[bool, Val]: ...
-    def provenance(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val) -> Val: ...
     def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
     def outside(self, base: cst.BaseExpression) -> bool: ...
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
@@ -292,7 +290,6 @@ class EvalShared(Protocol):
     call_method: bool  # and whether it calls a method (`x.m(...)`, `x` no module)
     call_callee: str  # and its qualified name ("?": unknown)
     subscript_base: Val  # the base of the subscript being evaluated, as evaluated (`events.Indexed`)
-    made_values: set[Obj]  # the call values checkers made objects of (`events.Findings.result_object`)
 
     names: Names
     exprs: Exprs

@@ -158,16 +158,6 @@ class Return:
 
 
 @dataclass(frozen=True, slots=True)
-class Export:
-    """`obj` is exported (a model's export: its memory handed to another library) at `node`."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    spelled: str
-
-
-@dataclass(frozen=True, slots=True)
 class ToThread:
     """`obj` is handed to another thread or process (`api` names how)."""
 
@@ -504,7 +494,6 @@ class Checker:
     def on_release(self, e: Release, out: Findings) -> None: ...
     def on_transfer(self, e: Transfer, out: Findings) -> None: ...
     def on_return(self, e: Return, out: Findings) -> None: ...
-    def on_export(self, e: Export, out: Findings) -> None: ...
     def on_to_thread(self, e: ToThread, out: Findings) -> None: ...
     def on_store(self, e: Store, out: Findings) -> None: ...
     def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None: ...
@@ -533,7 +522,6 @@ EVENTS = (
     "release",
     "transfer",
     "return",
-    "export",
     "to_thread",
     "store",
     "borrow_from",

@@ -66,7 +66,6 @@ class HState:
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
     mapping: MemMapping | None = None  # an external memory mapping: see memory.py
-    prov: str = ""  # "explicit": made on an explicitly created context (what exports must not take)
     # a release registered to run when an object dies: "finalizer", or the
     # attribute (env key) a `__del__` frees; an explicit release of the handle
     # is then a second one (objects.py)
@@ -88,7 +87,6 @@ class HState:
             "tag": self.tag,
             "escaped": self.escaped,
             "mapping": self.mapping,
-            "prov": self.prov,
             "at_death": self.at_death,
             "facts": self.facts,
         }
@@ -122,7 +120,6 @@ class HState:
             self.tag,
             self.escaped,
             self.mapping,
-            self.prov,
             self.at_death,
             self.facts,
         )
@@ -140,7 +137,6 @@ class HState:
             self.tag,
             self.escaped,
             self.mapping,
-            self.prov,
             self.at_death,
             self.facts,
         )

@@ -195,7 +195,7 @@ class CallEval:
         if result is None and model is not None and (before is not None or returned):
             outcome = status.made(node, before, self.ev.st) if before is not None else None
             result = status.result(outcome, model.status_index, returned)
-        return self.ev.interop.provenance(node, qualified, args, result)
+        return result
 
     def keep_alive(self, node: cst.Call, keep: KeepAlive, args: list[tuple[cst.Arg, Val]]) -> Val:
         """A call that reads the arguments `keep` names until an event is

@@ -79,7 +79,6 @@ class Evaluator:
         self.call_made: tuple[Obj, ...] = ()
         self.call_method = False
         self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
-        self.made_values: set[Obj] = set()  # every such object
         self.subscript_base: Val = None  # the base of the subscript being evaluated (`Indexed`)
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
@@ -214,7 +213,6 @@ class Evaluator:
             if label:
                 self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),))
             self.made = obj
-            self.made_values.add(obj)
         return obj
 
     def state(self, obj: Obj) -> HState | None:

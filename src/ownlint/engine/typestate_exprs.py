@@ -14,7 +14,7 @@ from ownlint.engine import domain, status
 from ownlint.engine.cfg import may_raise, source_of
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import DanglingLink, Return, ReturnMapping
-from ownlint.engine.state import FREED, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, HState
+from ownlint.engine.state import FREED, OWNER, OWNER_DEAD
 from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
 from ownlint.engine.values import Addr, Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
 
@@ -130,11 +130,6 @@ class ExprEval:
         handled, value = self.ev.memory.memory_subscript(base, index)
         if handled:
             return value
-        if isinstance(base, Obj) and self.ev.st.heap.get(base, LIVE_STATE).prov == "explicit":
-            view = self.fa.site_object(node, "view")  # a slice or view keeps the context
-            self.ev.names.forget(view)
-            self.ev.st.heap[view] = HState(LIVE, False, self.ev.st.heap[base].story, prov="explicit")
-            return view
         if isinstance(base, Obj) and not self.ev.memory.is_buffer(base):
             self.ev.calls.use(base, node, node.value)
             return None

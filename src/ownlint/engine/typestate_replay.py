@@ -279,7 +279,6 @@ class ReplayEval:
                 mapping=mapping,
                 # a `__del__` key is the callee's; a finalizer holds where none may be detached
                 at_death="finalizer" if hs.at_death == "finalizer" and not self.ev.objects.may_detach() else "",
-                prov=self.provenance_of(hs.prov, bound, prefix),
                 facts=hs.facts,  # the checkers' facts of it, carried unread
             )
             if hs.facts and self.on["replayed"]:
@@ -307,20 +306,6 @@ class ReplayEval:
             return self.ev.substitution.substitute(v, bound, prefix)
 
         return value
-
-    def provenance_of(
-        self, prov: str, bound: dict[int, tuple[cst.BaseExpression | None, Val]], prefix: str | None
-    ) -> str:
-        """A callee's context provenance in the caller's terms: made on what the
-        caller passed (or its object holds) is explicit when that is."""
-        kind, _, name = prov.partition(":")[2].partition(":")
-        if kind == "param":
-            source = bound.get(int(name), (None, None))[1]
-        elif kind == "field":
-            source = self.ev.st.env.get(f"{prefix if prefix is not None else self.fa.self_name}.{name}")
-        else:
-            return prov
-        return "explicit" if self.ev.interop.explicit(source) else ""
 
 
 def _receiver(node: cst.CSTNode, summary: Summary) -> str:

@@ -1,5 +1,6 @@
-"""Capsules, threads, host tasks and interop inputs (OWN401-OWN403,
-OWN501, OWN502, OWN602): what the events about these values mean.
+"""Capsules, DLPack exports and interop inputs (OWN401, OWN501, OWN502,
+OWN602): what the events about these values mean (threads and host tasks:
+threads.py).
 
 Capsules (OWN501) are this checker's own facts: the value of a call the
 `[capsules]` section names a producer (`x.__dlpack__()`, `to_dlpack(x)`)
@@ -34,20 +35,15 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.effects import Consume
 from ownlint.engine.events import (
-    THREAD_SAFE,
     AdoptCall,
     BorrowFrom,
     CallPost,
     Checker,
-    Facts,
     Findings,
     Indexed,
     Replayed,
-    Store,
-    ToThread,
 )
-from ownlint.engine.memvalues import parse_tag
-from ownlint.engine.state import BORROWED, TRANSFERRED, Step
+from ownlint.engine.state import Step
 from ownlint.engine.values import Dict, Field, Instance, Obj, Param, Prop, Seq, Sym, Val, objects_in
 
 
@@ -151,24 +147,6 @@ class InteropChecker(Checker):
             label = f"consumed here, inside `{name}`"
             step = Step(at.unit, at.node, label, at.stmt) if at else out.step(e.node, label)
             out.set_fact(e.obj, Capsule(True, False, step))
-
-    def on_to_thread(self, e: ToThread, out: Findings) -> None:
-        # OWN403: a runtime-owned handle (transferred, or borrowed from an owner
-        # that is not host memory) handed to another thread
-        if e.state.kind not in (TRANSFERRED, BORROWED) or e.state.tag == THREAD_SAFE:
-            return
-        if e.owner is not None and parse_tag(e.owner.tag) is not None:
-            return
-        facts: Facts = (("api", e.api),)
-        if e.owner is not None and e.owner.tag and e.owner.tag != "keep":  # the owner's kind, as its model names it
-            facts += (("owner", e.owner.tag),)
-        if e.state.kind == TRANSFERRED:
-            facts += (("transferred", "yes"),)
-        out.report("OWN403", e.node, None, facts, obj=e.obj)
-
-    def on_store(self, e: Store, out: Findings) -> None:
-        if e.state.tag == "native-mem":  # OWN402: a host task's native pointer outlives it
-            out.report("OWN402", e.node, None, (("where", e.where),), obj=e.obj)
 
     def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None:
         if e.owner.tag in e.borrow.unsupported:  # OWN401: get_native of a kind that has none

@@ -17,7 +17,7 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `objects` (objects): objects of project classes, their methods and `__del__`;
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
-- `interop` (interop): exports, context provenance, threads and host tasks;
+- `interop` (interop): the inputs of calls that adopt a native handle;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;
 - `keyed` (keyed): handles kept in containers under a key.
@@ -242,11 +242,6 @@ class Arith(Protocol):
 class Interop(Protocol):
     """`interop.InteropEval`, as the other components see it."""
 
-    def interop_call(
-        self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
-    ) -> tuple[bool, Val]: ...
-    def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
-    def outside(self, base: cst.BaseExpression) -> bool: ...
     def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
 
 

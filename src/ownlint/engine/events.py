@@ -42,9 +42,6 @@ if TYPE_CHECKING:
 
 Facts = tuple[tuple[str, str], ...]
 
-# the tag of a handle borrowed through a `thread-safe` [[borrow]]: it may cross threads
-THREAD_SAFE = "thread-safe"
-
 
 class Findings(Protocol):
     """Where a checker reports (the analysis of one path, at one event)."""
@@ -155,27 +152,6 @@ class Return:
     node: cst.Return
     spelled: str | cst.CSTNode | None  # a node: its text, printed only if reported
     step: Step  # "its owner dies when the function returns"
-
-
-@dataclass(frozen=True, slots=True)
-class ToThread:
-    """`obj` is handed to another thread or process (`api` names how)."""
-
-    obj: Obj
-    state: HState
-    owner: HState | None
-    node: cst.CSTNode
-    api: str
-
-
-@dataclass(frozen=True, slots=True)
-class Store:
-    """`obj` is stored where it outlives the function (`where`: "attribute", "global", "return" ...)."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    where: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,8 +470,6 @@ class Checker:
     def on_release(self, e: Release, out: Findings) -> None: ...
     def on_transfer(self, e: Transfer, out: Findings) -> None: ...
     def on_return(self, e: Return, out: Findings) -> None: ...
-    def on_to_thread(self, e: ToThread, out: Findings) -> None: ...
-    def on_store(self, e: Store, out: Findings) -> None: ...
     def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None: ...
     def on_adopt_call(self, e: AdoptCall, out: Findings) -> None: ...
     def on_mapping_made(self, e: MappingMade, out: Findings) -> None: ...
@@ -522,8 +496,6 @@ EVENTS = (
     "release",
     "transfer",
     "return",
-    "to_thread",
-    "store",
     "borrow_from",
     "adopt_call",
     "mapping_made",

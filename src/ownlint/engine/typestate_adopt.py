@@ -10,7 +10,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import THREAD_SAFE, Borrowed, BorrowFrom, Transfer
+from ownlint.engine.events import Borrowed, BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.values import Const, Dict, Lent, Obj, Sym, Val, objects_in
@@ -156,7 +156,6 @@ class AdoptEval:
             False,
             (self.fa.step_of(node, f"borrowed from `{spelled}` here"),),
             owner=owner,
-            tag=THREAD_SAFE if b.thread_safe else "",
         )
         if hs.kind == OWNER and not hs.escaped and not self.ev.names.refs(owner):
             self.ev.st.heap[owner] = hs.with_step(

@@ -90,9 +90,6 @@ class CallEval:
             by_name = models.method(node.func.attr.value)
             if by_name is not None and by_name.keep_alive is not None:
                 return self.keep_alive(node, by_name.keep_alive, args)
-        handled, value = self.ev.interop.interop_call(node, qualified, receiver, args, method)
-        if handled:
-            return value
         if models.is_inspection(qualified):
             return None
         if receiver_store:

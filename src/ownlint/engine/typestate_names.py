@@ -91,7 +91,6 @@ class NamesEval:
     def stored(self, node: cst.CSTNode, value: Val, where: str) -> None:
         """`value` is kept where it outlives the function (`events.Stored`:
         `where` says how); each object in it (in its elements too) is published."""
-        self.ev.interop.escapes_task(node, value, where)
         handlers = self.on["stored"]
         if not handlers or value is None:
             return

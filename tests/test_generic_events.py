@@ -614,7 +614,7 @@ def test_values_kept_past_the_function_say_where(models: ModelSet) -> None:
     ]
 
 
-def test_a_borrow_says_what_it_lent_and_from_what(models: ModelSet) -> None:
+def test_an_adoption_and_a_borrow_say_what_they_take_and_lend(models: ModelSet) -> None:
     seen, _ = events(
         """
         from sycl.ext.oneapi import level_zero as lz
@@ -629,6 +629,10 @@ def test_a_borrow_says_what_it_lent_and_from_what(models: ModelSet) -> None:
         models,
         ("checkers_events.recorder:Kept",),
     )
+    assert only("adopting", seen) == [
+        "adopting an object at lz.make_queue with 3 arguments",
+        "adopting an object at lz.make_image with 2 arguments",
+    ]
     assert only("borrowed", seen) == [
         "borrowed from q (owner): a handle, now owner",
         "borrowed from img (owner): nothing, now owner",  # a kind the borrow lists as unsupported

@@ -11,6 +11,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import (
+    Adopting,
     Assume,
     Bind,
     Borrowed,
@@ -191,6 +192,10 @@ class Kept(Checker):
 
     def on_stored(self, e: Stored, out: Findings) -> None:
         SEEN.append(f"stored {e.where} at {_line(e.node)}")
+
+    def on_adopting(self, e: Adopting, out: Findings) -> None:
+        handle = "an object" if isinstance(e.handle, Obj) else repr(e.handle)
+        SEEN.append(f"adopting {handle} at {source_of(e.node.func)} with {len(e.args)} arguments")
 
     def on_borrowed(self, e: Borrowed, out: Findings) -> None:
         lent = "nothing" if e.handle is None else "a handle"

@@ -329,6 +329,19 @@ class Borrowed:
 
 
 @dataclass(frozen=True, slots=True)
+class Adopting:
+    """A model's adopt effect (`adopt`) applies at the call `node`: an owner is
+    about to be made of `handle` (what the call passes as the handle, or the
+    handle field of the record it passes); `args` are the call's arguments
+    and their values."""
+
+    node: cst.Call
+    adopt: Adopt
+    handle: Val
+    args: tuple[tuple[cst.Arg, Val], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Bind:
     """`key` (a local name, or `self.x`) is bound to `new` at `node` (`new` is
     None when it is deleted); it held `old`."""
@@ -481,6 +494,7 @@ class Checker:
     def on_indexed(self, e: Indexed, out: Findings) -> None: ...
     def on_stored(self, e: Stored, out: Findings) -> None: ...
     def on_borrowed(self, e: Borrowed, out: Findings) -> None: ...
+    def on_adopting(self, e: Adopting, out: Findings) -> None: ...
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
     def on_death(self, e: Death, out: Findings) -> None: ...
@@ -507,6 +521,7 @@ EVENTS = (
     "indexed",
     "stored",
     "borrowed",
+    "adopting",
     "bind",
     "escape",
     "death",

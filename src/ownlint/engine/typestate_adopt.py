@@ -10,7 +10,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import Borrowed, BorrowFrom, Transfer
+from ownlint.engine.events import Adopting, Borrowed, BorrowFrom, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.values import Const, Dict, Lent, Obj, Sym, Val, objects_in
@@ -81,6 +81,10 @@ class AdoptEval:
         if not interop:
             return None
         self.ev.interop.check_inputs(adopt, node, handle, args)
+        if self.on["adopting"]:
+            event = Adopting(node, adopt, handle, tuple(args))
+            for handler in self.on["adopting"]:
+                handler(event, self.ev)
         mode = self.ownership_of(adopt, first, args)
         owner = self.ev.calls.new_owner(node, adopt.owner_kind, "made here")
         spelled = spelled_node

@@ -35,16 +35,17 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.effects import Consume
 from ownlint.engine.events import (
-    AdoptCall,
-    BorrowFrom,
+    Adopting,
+    Borrowed,
     CallPost,
     Checker,
     Findings,
     Indexed,
     Replayed,
 )
+from ownlint.engine.memvalues import parse_tag
 from ownlint.engine.state import Step
-from ownlint.engine.values import Dict, Field, Instance, Obj, Param, Prop, Seq, Sym, Val, objects_in
+from ownlint.engine.values import Addr, BufRef, Dict, Field, Instance, Obj, Param, Prop, Seq, Sym, Val, objects_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,12 +149,13 @@ class InteropChecker(Checker):
             step = Step(at.unit, at.node, label, at.stmt) if at else out.step(e.node, label)
             out.set_fact(e.obj, Capsule(True, False, step))
 
-    def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None:
-        if e.owner.tag in e.borrow.unsupported:  # OWN401: get_native of a kind that has none
+    def on_borrowed(self, e: Borrowed, out: Findings) -> None:
+        owner = e.owner_state
+        if owner.tag in e.borrow.unsupported:  # OWN401: get_native of a kind that has none
             call = e.borrow.function.rpartition(".")[2]
-            out.report("OWN401", e.node, e.spelled, (("kind", e.owner.tag), ("call", call)), e.owner.story)
+            out.report("OWN401", e.node, e.spelled, (("kind", owner.tag), ("call", call)), owner.story)
 
-    def on_adopt_call(self, e: AdoptCall, out: Findings) -> None:
+    def on_adopting(self, e: Adopting, out: Findings) -> None:
         adopt = e.adopt  # OWN602: inputs the specification rules out
         for a, v in e.args:
             if a.keyword is None:
@@ -166,7 +168,7 @@ class InteropChecker(Checker):
                 bad = _forbidden(v, adopt.forbidden_properties)
                 if bad:
                     out.report("OWN602", e.node, None, (("problem", "compute-index"), ("detail", bad)))
-        if adopt.native_memory_only and e.host_memory:
+        if adopt.native_memory_only and _host_memory(e.handle, out):
             out.report("OWN602", e.node, None, (("problem", "host-memory"),))
 
 
@@ -236,6 +238,16 @@ def _handed_back(e: Replayed, callee: Explicit | CarriedFrom, out: Findings) -> 
         out.set_fact(e.obj, Explicit(state.story if state is not None else ()))
     else:
         out.set_fact(e.obj, None)
+
+
+def _host_memory(handle: Val, out: Findings) -> bool:
+    """Whether an adopted handle is host memory: an address in a buffer (not a
+    parameter's), a reference to a buffer, or an object the engine knows as a
+    host buffer."""
+    if isinstance(handle, Obj):
+        state = out.state(handle)
+        return state is not None and parse_tag(state.tag) is not None
+    return (type(handle) is Addr and not isinstance(handle.buffer, Param)) or type(handle) is BufRef
 
 
 def _empty(v: Val, expr: cst.BaseExpression, constructors: tuple[str, ...]) -> bool:

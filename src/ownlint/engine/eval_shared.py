@@ -17,7 +17,6 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `objects` (objects): objects of project classes, their methods and `__del__`;
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
-- `interop` (interop): the inputs of calls that adopt a native handle;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;
 - `keyed` (keyed): handles kept in containers under a key.
@@ -239,12 +238,6 @@ class Arith(Protocol):
     def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
 
 
-class Interop(Protocol):
-    """`interop.InteropEval`, as the other components see it."""
-
-    def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
-
-
 class Iteration(Protocol):
     """`iteration.IterationEval`, as the other components see it."""
 
@@ -295,7 +288,6 @@ class EvalShared(Protocol):
     objects: Objects
     memory: Memory
     arith: Arith
-    interop: Interop
     iteration: Iteration
     address_maps: AddressMaps
     keyed: Keyed

@@ -154,28 +154,7 @@ class Return:
     step: Step  # "its owner dies when the function returns"
 
 
-@dataclass(frozen=True, slots=True)
-class BorrowFrom:
-    """A handle is borrowed from an owner (a model's borrow, `lend(q)`) whose typestate is `owner`."""
-
-    owner: HState
-    borrow: Borrow
-    node: cst.CSTNode
-    spelled: str
-
-
 # -- events about calls and memory ------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class AdoptCall:
-    """A call adopts a native handle (`make_owner(h, ...)`): its model, its
-    arguments, and whether the handle is host memory."""
-
-    adopt: Adopt
-    node: cst.Call
-    host_memory: bool
-    args: tuple[tuple[cst.Arg, Val], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,8 +462,6 @@ class Checker:
     def on_release(self, e: Release, out: Findings) -> None: ...
     def on_transfer(self, e: Transfer, out: Findings) -> None: ...
     def on_return(self, e: Return, out: Findings) -> None: ...
-    def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None: ...
-    def on_adopt_call(self, e: AdoptCall, out: Findings) -> None: ...
     def on_mapping_made(self, e: MappingMade, out: Findings) -> None: ...
     def on_buffer_released(self, e: BufferReleased, out: Findings) -> None: ...
     def on_return_mapping(self, e: ReturnMapping, out: Findings) -> None: ...
@@ -510,8 +487,6 @@ EVENTS = (
     "release",
     "transfer",
     "return",
-    "borrow_from",
-    "adopt_call",
     "mapping_made",
     "buffer_released",
     "return_mapping",

@@ -10,7 +10,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import Adopting, Borrowed, BorrowFrom, Transfer
+from ownlint.engine.events import Adopting, Borrowed, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.values import Const, Dict, Lent, Obj, Sym, Val, objects_in
@@ -80,7 +80,6 @@ class AdoptEval:
         )
         if not interop:
             return None
-        self.ev.interop.check_inputs(adopt, node, handle, args)
         if self.on["adopting"]:
             event = Adopting(node, adopt, handle, tuple(args))
             for handler in self.on["adopting"]:
@@ -146,9 +145,6 @@ class AdoptEval:
             return Lent(owner, b)  # the caller knows whose handle it is (summaries.Lend)
         if hs is None or hs.kind not in (OWNER, OWNER_DEAD):
             return None  # not an object ownlint follows: nothing is known of its lifetime
-        event = BorrowFrom(hs, b, node, spelled)
-        for handler in self.on["borrow_from"]:
-            handler(event, self.ev)
         if hs.tag in b.unsupported:
             return self.lent(owner, hs, b, node, spelled, None)  # this kind of owner lends no handle
         if hs.owner is not None and hs.kind == OWNER:

@@ -1,5 +1,5 @@
 """Calls: how the evaluator (`typestate_eval.Evaluator`) runs a call (models,
-memory and interop hooks, project summaries), and the effects a call has on
+memory hooks, project summaries), and the effects a call has on
 one object: use, free, create."""
 
 from __future__ import annotations

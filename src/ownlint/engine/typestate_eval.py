@@ -23,7 +23,6 @@ from ownlint.engine.eval_shared import (
     Arith,
     Calls,
     Exprs,
-    Interop,
     Iteration,
     Keyed,
     Memory,
@@ -33,7 +32,6 @@ from ownlint.engine.eval_shared import (
     Substitution,
 )
 from ownlint.engine.events import CallPost, CallPre, Facts, Indexed
-from ownlint.engine.interop import InteropEval
 from ownlint.engine.iteration import IterationEval
 from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memarith import ArithEval
@@ -89,7 +87,6 @@ class Evaluator:
         self.objects: Objects = ObjectsEval(self)
         self.memory: Memory = MemoryEval(self)
         self.arith: Arith = ArithEval(self)
-        self.interop: Interop = InteropEval(self)
         self.iteration: Iteration = IterationEval(self)
         self.address_maps: AddressMaps = AddressMapEval(self)
         self.keyed: Keyed = KeyedEval(self)

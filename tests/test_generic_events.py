@@ -625,3 +625,142 @@ def test_the_facts_of_an_object_a_callee_made_and_returned_are_replayed_at_the_c
         ("checkers_events.recorder:Returns",),
     )
     assert seen == ["replayed alloc(8) via alloc: made, holds made"]
+
+
+def test_a_call_is_published_before_it_runs_with_its_arguments(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        def f():
+            err, p = driver.cuMemAlloc(8)
+            driver.cuMemFree(p)
+        """,
+        models,
+        ("checkers_events.recorder:Around",),
+    )
+    assert seen == [
+        "pre cuda.bindings.driver.cuMemAlloc args=1 -",
+        "post cuda.bindings.driver.cuMemAlloc",
+        "pre cuda.bindings.driver.cuMemFree args=1 -",
+        "release",
+        "post cuda.bindings.driver.cuMemFree",
+    ]
+
+
+def test_a_checker_keeps_facts_of_a_subscripts_value(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        def f(n):
+            x = make()
+            y = x[1:]
+            look(y)
+            z = other()[0]
+            look(z)
+            look(make()[other()[n]])
+        """,
+        models,
+        ("checkers_events.recorder:Tracked",),
+    )
+    assert seen == ["look y: part of a made value", "look z: None", "look make()[other()[n]]: part of a made value"]
+
+
+def test_values_kept_past_the_function_say_where(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        KEPT = []
+
+        class C:
+            def m(self, items):
+                x = make()
+                self.x = x
+                items.append(x)
+                KEPT.append(x)
+                items[0] = x
+                local = []
+                local.append(x)
+                return x
+
+        def g():
+            global LAST
+            y = make()
+            LAST = y
+            yield y
+        """,
+        models,
+        ("checkers_events.recorder:Kept",),
+    )
+    assert seen == [
+        "stored attribute at self.x = x",
+        "stored container at items.append(x)",
+        "stored container at KEPT.append(x)",
+        "stored container at items[0] = x",
+        "stored return at return x",
+        "stored global at LAST = y",
+        "stored yield at yield y",
+    ]
+
+
+def test_an_adoption_and_a_borrow_say_what_they_take_and_lend(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        from sycl.ext.oneapi import level_zero as lz
+
+        def f(hq, ctx, dev):
+            q = lz.make_queue(hq, ctx, device=dev)
+            a = lz.get_native(q)
+            img = lz.make_image(hq, ctx)
+            b = lz.get_native(img)
+            return q, img, a, b
+        """,
+        models,
+        ("checkers_events.recorder:Kept",),
+    )
+    assert only("adopting", seen) == [
+        "adopting an object at lz.make_queue with 3 arguments",
+        "adopting an object at lz.make_image with 2 arguments",
+    ]
+    assert only("borrowed", seen) == [
+        "borrowed from q (owner): a handle, now owner",
+        "borrowed from img (owner): nothing, now owner",  # a kind the borrow lists as unsupported
+    ]
+
+
+def test_what_a_callee_makes_and_hands_back_is_replayed_with_its_facts(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        def maker():
+            v = make()
+            mark(v)
+            return v
+
+        def of(p):
+            return derive(p)
+
+        class Box:
+            def __init__(self, p):
+                self.v = derive(p)
+
+        def f():
+            x = maker()
+            look(x)
+            y = of(make())
+            look(y)
+            z = of(other())
+            look(z)
+            b = Box(make())
+            look(b.v)
+        """,
+        models,
+        ("checkers_events.recorder:Derived",),
+    )
+    assert seen == [
+        "handed back as return by maker: marked",
+        "look x: marked",
+        "handed back as return by of: made of a made value",
+        "look y: made of a made value",
+        "handed back as return by of: made of a None value",
+        "look z: made of a None value",
+        "handed back as field v by Box.__init__: made of a made value",
+        "look b.v: made of a made value",
+    ]

@@ -11,18 +11,24 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.events import (
+    Adopting,
     Assume,
     Bind,
+    Borrowed,
     CallPost,
+    CallPre,
     Checker,
     Death,
     Escape,
     Findings,
     FrameEnd,
+    Indexed,
     Release,
     Replayed,
+    Stored,
     WithExit,
 )
+from ownlint.engine.state import HState
 from ownlint.engine.values import Obj, objects_in
 
 SEEN: list[str] = []
@@ -140,11 +146,61 @@ class Tracked(Checker):
 
     def on_replayed(self, e: Replayed, out: Findings) -> None:
         callee = out.fact_in(e.facts)
+        if e.which == "return" or e.which.startswith("field "):
+            # what the callee made and handed back: a fact naming a parameter is resolved here
+            if type(callee) is tuple and e.caller is not None:
+                source = e.caller(callee[1])
+                mark = out.fact(source) if isinstance(source, Obj) else None
+                out.set_fact(e.obj, f"made of a {mark} value")
+            SEEN.append(f"handed back as {e.which} by {e.via.name}: {out.fact(e.obj)}")
+            return
         SEEN.append(
             f"replayed {source_of(e.spelled) if isinstance(e.spelled, cst.CSTNode) else e.spelled} via {e.via.name}: {callee}, was {out.fact(e.obj)}"
         )
         if callee is not None:
             out.set_fact(e.obj, callee)
+
+    def on_indexed(self, e: Indexed, out: Findings) -> None:
+        """A subscript of a marked value is a value of its own, "part of" it."""
+        if isinstance(e.base, Obj) and out.fact(e.base) is not None:
+            out.set_fact(out.result_object(e.node), f"part of a {out.fact(e.base)} value")
+
+
+class Derived(Tracked):
+    """`Tracked`, and `derive(p)` of a parameter `p` is a value whose fact names the parameter."""
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        super().on_call_post(e, out)
+        if source_of(e.node.func) == "derive" and e.args and isinstance(e.args[0][1], Obj) and e.args[0][1].on_entry:
+            out.set_fact(out.result_object(e.node), ("of", e.args[0][1]))
+
+
+class Around(Checker):
+    """Records each call before and after it runs, with the releases between."""
+
+    def on_call_pre(self, e: CallPre, out: Findings) -> None:
+        SEEN.append(f"pre {e.callee} args={len(e.args)} {'method' if e.method else '-'}")
+
+    def on_call_post(self, e: CallPost, out: Findings) -> None:
+        SEEN.append(f"post {e.callee}")
+
+    def on_release(self, e: Release, out: Findings) -> None:
+        SEEN.append("release")
+
+
+class Kept(Checker):
+    """Records where objects are stored to outlive the function, and what borrows lend."""
+
+    def on_stored(self, e: Stored, out: Findings) -> None:
+        SEEN.append(f"stored {e.where} at {_line(e.node)}")
+
+    def on_adopting(self, e: Adopting, out: Findings) -> None:
+        handle = "an object" if isinstance(e.handle, Obj) else repr(e.handle)
+        SEEN.append(f"adopting {handle} at {source_of(e.node.func)} with {len(e.args)} arguments")
+
+    def on_borrowed(self, e: Borrowed, out: Findings) -> None:
+        lent = "nothing" if e.handle is None else "a handle"
+        SEEN.append(f"borrowed from {e.spelled} ({e.owner_state.kind}): {lent}, now {_kind(out.state(e.owner))}")
 
 
 class Effects(Checker):
@@ -203,3 +259,7 @@ class Returns(Checker):
 
     def on_replayed(self, e: Replayed, out: Findings) -> None:
         SEEN.append(f"replayed {_line(e.node)} via {e.via.name}: {out.fact_in(e.facts)}, holds {out.fact(e.obj)}")
+
+
+def _kind(state: HState | None) -> str:
+    return state.kind if state is not None else "nothing"

@@ -41,6 +41,7 @@ CHECKERS: tuple[str, ...] = (
     "ownlint.checks.leaks:LeakChecker",
     "ownlint.checks.memmap:MemmapChecker",
     "ownlint.checks.interop:InteropChecker",
+    "ownlint.checks.threads:ThreadsChecker",
     "ownlint.checks.asynchronous:AsyncChecker",
     "ownlint.checks.environment:EnvironmentChecker",
 )

@@ -1,5 +1,6 @@
-"""Capsules, threads, host tasks and interop inputs (OWN401-OWN403,
-OWN501, OWN502, OWN602): what the events about these values mean.
+"""Capsules, DLPack exports and interop inputs (OWN401, OWN501, OWN502,
+OWN602): what the events about these values mean (threads and host tasks:
+threads.py).
 
 Capsules (OWN501) are this checker's own facts: the value of a call the
 `[capsules]` section names a producer (`x.__dlpack__()`, `to_dlpack(x)`)
@@ -7,6 +8,21 @@ is a `Capsule`; a call whose model has the `Consume` effect consumes the
 capsule at its argument, and a second consumption on the same path is the
 finding. A parameter or field a function consumes is `ConsumedHere`, which
 its callers replay on the capsule they passed (`Replayed`).
+
+Context provenance (OWN502) is this checker's facts too: what a call the
+section names an explicit context makes (`SyclContext(dev)`, not one built
+from a capsule) is `Explicit`, and so is what a call makes from an explicit
+value passed through a carrier keyword (`sycl_queue=q`, `buffer=mem`) or,
+for the calls `carrier-positional` names, any positional argument; a
+subscript of an explicit value (`x[1:]`) is explicit. Made in a function
+from a parameter or field it knows nothing of, the value is `CarriedFrom`
+that parameter or field, which its callers resolve when the value is handed
+back to them (`Replayed`): explicit if what they passed there is. Exporting
+an explicit value (the receiver of an `export-methods` method, the first
+argument of an `export-functions` function) is the finding.
+
+Known limits: provenance follows one level of helper (a value carried from
+a parameter the caller itself knows nothing of is forgotten).
 """
 
 from __future__ import annotations
@@ -19,21 +35,17 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.effects import Consume
 from ownlint.engine.events import (
-    THREAD_SAFE,
-    AdoptCall,
-    BorrowFrom,
+    Adopting,
+    Borrowed,
     CallPost,
     Checker,
-    Export,
-    Facts,
     Findings,
+    Indexed,
     Replayed,
-    Store,
-    ToThread,
 )
 from ownlint.engine.memvalues import is_buffer_tag
-from ownlint.engine.state import BORROWED, TRANSFERRED, Step
-from ownlint.engine.values import Dict, Instance, Prop, Seq, Sym, Val, objects_in
+from ownlint.engine.state import Step
+from ownlint.engine.values import Addr, BufRef, Dict, Field, Instance, Obj, Param, Prop, Seq, Sym, Val, objects_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +56,23 @@ class Capsule:
     consumed: bool = False
     reported: bool = False
     first: Step | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Explicit:
+    """A value bound to an explicitly created context (OWN502); `story`: how it
+    came to be (the steps a finding shows)."""
+
+    story: tuple[Step, ...] = field(default=(), compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CarriedFrom:
+    """A value made in a function from its parameter or field `source`
+    (values.Param, values.Field), of which the function knows nothing: as
+    explicit as what its callers pass there."""
+
+    source: Obj
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +95,25 @@ class InteropChecker(Checker):
             for effect in e.model.effects:
                 if type(effect) is Consume and len(e.args) > effect.arg:
                     self.consume(e, effect.arg, out)
-        caps = out.models.capsules
-        last = e.callee.rpartition(".")[2]
         if type(e.receiver) is Instance:
             return  # a method of a project class: its own
+        caps = out.models.capsules
+        last = e.callee.rpartition(".")[2]
+        if (e.method and last in caps.export_methods) or (not e.method and last in caps.export_functions):
+            if e.method and type(e.node.func) is cst.Attribute:
+                _export(e.node, e.receiver, e.node.func.value, out)
+            elif not e.method and e.args:
+                _export(e.node, e.args[0][1], e.args[0][0].value, out)
+        _provenance(e, last, out)
         if (e.method and last in caps.producer_methods) or (not e.method and last in caps.producer_functions):
             out.set_fact(out.result_object(e.node, "the capsule is made here"), Capsule())
+
+    def on_indexed(self, e: Indexed, out: Findings) -> None:
+        """A slice or view of an explicit value keeps the context."""
+        if e.value is None and isinstance(e.base, Obj):
+            fact = out.fact(e.base)
+            if type(fact) is Explicit:
+                out.set_fact(out.result_object(e.node), Explicit(fact.story))
 
     def consume(self, e: CallPost, i: int, out: Findings) -> None:
         arg, value = e.args[i]
@@ -89,6 +131,9 @@ class InteropChecker(Checker):
 
     def on_replayed(self, e: Replayed, out: Findings) -> None:
         callee = out.fact_in(e.facts)
+        if type(callee) is CarriedFrom or type(callee) is Explicit:
+            _handed_back(e, callee, out)
+            return
         fact = out.fact(e.obj)
         if type(callee) is not ConsumedHere or type(fact) is not Capsule or fact.reported:
             return
@@ -104,34 +149,13 @@ class InteropChecker(Checker):
             step = Step(at.unit, at.node, label, at.stmt) if at else out.step(e.node, label)
             out.set_fact(e.obj, Capsule(True, False, step))
 
-    def on_export(self, e: Export, out: Findings) -> None:
-        if e.state.prov == "explicit":  # OWN502: exported from an explicitly created context
-            out.report("OWN502", e.node, e.spelled, (), e.state.story[:2])
-
-    def on_to_thread(self, e: ToThread, out: Findings) -> None:
-        # OWN403: a runtime-owned handle (transferred, or borrowed from an owner
-        # that is not host memory) handed to another thread
-        if e.state.kind not in (TRANSFERRED, BORROWED) or e.state.tag == THREAD_SAFE:
-            return
-        if e.owner is not None and is_buffer_tag(e.owner.tag):
-            return
-        facts: Facts = (("api", e.api),)
-        if e.owner is not None and e.owner.tag and e.owner.tag != "keep":  # the owner's kind, as its model names it
-            facts += (("owner", e.owner.tag),)
-        if e.state.kind == TRANSFERRED:
-            facts += (("transferred", "yes"),)
-        out.report("OWN403", e.node, None, facts, obj=e.obj)
-
-    def on_store(self, e: Store, out: Findings) -> None:
-        if e.state.tag == "native-mem":  # OWN402: a host task's native pointer outlives it
-            out.report("OWN402", e.node, None, (("where", e.where),), obj=e.obj)
-
-    def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None:
-        if e.owner.tag in e.borrow.unsupported:  # OWN401: get_native of a kind that has none
+    def on_borrowed(self, e: Borrowed, out: Findings) -> None:
+        owner = e.owner_state
+        if owner.tag in e.borrow.unsupported:  # OWN401: get_native of a kind that has none
             call = e.borrow.function.rpartition(".")[2]
-            out.report("OWN401", e.node, e.spelled, (("kind", e.owner.tag), ("call", call)), e.owner.story)
+            out.report("OWN401", e.node, e.spelled, (("kind", owner.tag), ("call", call)), owner.story)
 
-    def on_adopt_call(self, e: AdoptCall, out: Findings) -> None:
+    def on_adopting(self, e: Adopting, out: Findings) -> None:
         adopt = e.adopt  # OWN602: inputs the specification rules out
         for a, v in e.args:
             if a.keyword is None:
@@ -144,8 +168,86 @@ class InteropChecker(Checker):
                 bad = _forbidden(v, adopt.forbidden_properties)
                 if bad:
                     out.report("OWN602", e.node, None, (("problem", "compute-index"), ("detail", bad)))
-        if adopt.native_memory_only and e.host_memory:
+        if adopt.native_memory_only and _host_memory(e.handle, out):
             out.report("OWN602", e.node, None, (("problem", "host-memory"),))
+
+
+def _export(node: cst.Call, value: Val, spelled: cst.CSTNode, out: Findings) -> None:
+    """`value` exported through DLPack at `node`: OWN502 if it is bound to an explicit context."""
+    for obj in objects_in(value):
+        fact = out.fact(obj)
+        if type(fact) is Explicit:
+            out.report("OWN502", node, source_of(spelled), (), fact.story[:2])
+
+
+def _explicit(v: Val, out: Findings) -> bool:
+    return any(type(out.fact(o)) is Explicit for o in objects_in(v))
+
+
+def _provenance(e: CallPost, last: str, out: Findings) -> None:
+    """What a call makes on an explicitly created context is explicit too (a
+    context built from a capsule is not: a context's own, rebuilt)."""
+    caps = out.models.capsules
+    first = e.args[0][1] if e.args else None
+    label = "an explicitly created context is made here"
+    explicit = last in caps.explicit_contexts and not (isinstance(first, Obj) and type(out.fact(first)) is Capsule)
+    if not explicit:
+        carried = [v for a, v in e.args if a.keyword is not None and a.keyword.value in caps.carrier_keywords]
+        if last in caps.carrier_positional:
+            carried += [v for a, v in e.args if a.keyword is None]
+        if not carried:
+            return
+        label = "made on an explicitly created context here"
+        if not any(_explicit(v, out) for v in carried):
+            _carried_from(e, carried, out)
+            return
+    result = e.result
+    if isinstance(result, Obj):
+        state = out.state(result)
+        out.set_fact(result, Explicit((*(state.story if state is not None else ()), out.step(e.node, label))))
+    else:
+        out.set_fact(out.result_object(e.node, label), Explicit((out.step(e.node, label),)))
+
+
+def _carried_from(e: CallPost, carried: list[Val], out: Findings) -> None:
+    """Made from the one parameter or field this function knows nothing of among `carried`."""
+    sources = [
+        o
+        for v in carried
+        for o in objects_in(v)
+        if o.on_entry and type(out.fact(o)) is not Explicit and type(out.fact(o)) is not CarriedFrom
+    ]
+    if len(sources) != 1 or (e.result is not None and not isinstance(e.result, Obj)):
+        return
+    if type(sources[0]) is not Param and type(sources[0]) is not Field:
+        return
+    result = e.result if isinstance(e.result, Obj) else out.result_object(e.node)
+    fact = out.fact(result)
+    if type(fact) is not Explicit and type(fact) is not CarriedFrom:
+        out.set_fact(result, CarriedFrom(sources[0]))
+
+
+def _handed_back(e: Replayed, callee: Explicit | CarriedFrom, out: Findings) -> None:
+    """A value a callee made and handed back: explicit as it was there (its
+    story going on with the step of the call), or if what the caller passed
+    for the parameter or field it was carried from is."""
+    state = out.state(e.obj)
+    if isinstance(callee, Explicit):
+        out.set_fact(e.obj, Explicit((*callee.story, *(state.story[-1:] if state is not None else ()))))
+    elif e.caller is not None and _explicit(e.caller(callee.source), out):
+        out.set_fact(e.obj, Explicit(state.story if state is not None else ()))
+    else:
+        out.set_fact(e.obj, None)
+
+
+def _host_memory(handle: Val, out: Findings) -> bool:
+    """Whether an adopted handle is host memory: an address in a buffer (not a
+    parameter's), a reference to a buffer, or an object the engine knows as a
+    host buffer."""
+    if isinstance(handle, Obj):
+        state = out.state(handle)
+        return state is not None and is_buffer_tag(state.tag)
+    return (type(handle) is Addr and not isinstance(handle.buffer, Param)) or type(handle) is BufRef
 
 
 def _empty(v: Val, expr: cst.BaseExpression, constructors: tuple[str, ...]) -> bool:

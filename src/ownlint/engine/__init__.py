@@ -7,25 +7,32 @@ rule code (that is `ownlint.checks`), does no I/O and never prints.
 What a checker (events.Checker) can rely on:
 
 - **Events.** The engine publishes, on each path it follows, what Python
-  does there: a call evaluated with its model's effects applied
-  (`CallPost`: the callee, the arguments' values, the receiver, the result,
-  the callee's `CallModel`, the handles its effects made, those of its map
-  effects with the address range each stands for: `HState.span`), a name
-  bound (`Bind`), a value escaping out of
-  the function's sight (`Escape`), an object's last local reference going
-  away (`Death`: deleted, rebound, the frame's end; a returned object, one
-  stored in a global, and the names of a module or a class body do not die
-  with their frame), the end of a `with` block (`WithExit`), the frame
-  ending (`FrameEnd`: return, with the returned value, falling off the end,
-  raise), a branch taken (`Assume`), what a project function's analysis
-  left of a parameter, a field or the object it returned, at each call
-  (`Replayed`), and the older per-family events. A checker may read the
-  engine's typestates (`Findings.state`, `spans`) but not write them. Events
-  come in the order the path runs them; a handler runs once per path state
-  reaching the point (paths the engine merged count once).
+  does there: a call about to run (`CallPre`: the callee, the arguments'
+  values, the receiver, the callee's `CallModel`, before any effect or use
+  of its arguments) and evaluated with its model's effects applied
+  (`CallPost`: the same, the result, the handles it made, those of its map
+  effects with the address range each stands for: `HState.span`), a
+  subscript's value (`Indexed`), a name bound (`Bind`), a value escaping
+  out of the function's sight (`Escape`), a value kept where it outlives
+  the function (`Stored`: an attribute, a global, a container made outside,
+  a return, a yield), a model's borrow and adopt effects applied
+  (`Borrowed`, `Adopting`), a callee's facts replayed at a call on what the
+  caller passed and on what the callee handed back (`Replayed`), an
+  object's last local reference going away (`Death`: deleted, rebound, the
+  frame's end; a returned object, one stored in a global, and the names of
+  a module or a class body do not die with their frame), the end of a
+  `with` block (`WithExit`), the frame ending (`FrameEnd`: return, with the
+  returned value, falling off the end, raise), a branch taken (`Assume`),
+  and the older per-family events (uses, releases, transfers, returns). A
+  checker may read the engine's typestates (`Findings.state`, `spans`) but
+  not write them. Events come in the order the path runs them; a handler
+  runs once per path state reaching the point (paths the engine merged
+  count once).
 - **Where a checker may write.** Only through the `Findings` it is handed:
   a finding (`report`), and its own facts of objects (`fact`/`set_fact`,
-  checker_facts.py) under its own key. It never sees another checker's
+  checker_facts.py) under its own key; during `CallPost` or `Indexed` it may
+  make the value an object to keep facts of (`result_object`). It reads the
+  engine's typestate of an object (`state`) but never sees another checker's
   facts, and nothing it does changes the engine's typestates, but one thing:
   an object a finding names (`report(..., obj=...)`) is marked reported on
   that path, and no later event about it is published there. Its facts are

@@ -39,7 +39,7 @@ class Reporter(Protocol):
     st: PathState
     models: ModelSet
 
-    def result_object(self, node: cst.Call, label: str = "") -> Obj: ...
+    def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj: ...
     def step(self, node: cst.CSTNode, label: str) -> Step: ...
     def held(self, obj: Obj) -> bool: ...
     def local(self, name: str) -> bool: ...
@@ -83,6 +83,9 @@ class CheckerOut:
         hs = self.to.st.heap.get(obj)
         return None if hs is None else hs.fact(self.key)
 
+    def state(self, obj: Obj) -> HState | None:
+        return self.to.st.heap.get(obj)
+
     def set_fact(self, obj: Obj, fact: Hashable | None) -> None:
         heap = self.to.st.heap
         hs = heap.get(obj, LIVE_STATE)
@@ -95,7 +98,7 @@ class CheckerOut:
                 return fact
         return None
 
-    def result_object(self, node: cst.Call, label: str = "") -> Obj:
+    def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj:
         return self.to.result_object(node, label)
 
     def step(self, node: cst.CSTNode, label: str) -> Step:
@@ -104,9 +107,6 @@ class CheckerOut:
     @property
     def merged(self) -> bool:
         return self.to.merged
-
-    def state(self, obj: Obj) -> HState | None:
-        return self.to.st.heap.get(obj)
 
     def spans(self) -> Iterator[tuple[Obj, HState]]:
         heap = self.to.st.heap

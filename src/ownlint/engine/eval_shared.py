@@ -17,7 +17,6 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
 - `objects` (objects): objects of project classes, their methods and `__del__`;
 - `memory` (memory) and `arith` (memarith): host memory, buffers, mappings,
   and arithmetic on addresses;
-- `interop` (interop): exports, context provenance, threads and host tasks;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;
 - `keyed` (keyed): handles kept in containers under a key.
@@ -98,6 +97,8 @@ class Names(Protocol):
     def bind(self, key: str, value: Val) -> None: ...
     def refs(self, obj: Obj) -> bool: ...
     def escape(self, value: Val) -> None: ...
+    def stored(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
+    def outside(self, base: cst.BaseExpression) -> bool: ...
     def bind_target(self, target: cst.CSTNode, value: Val) -> None: ...
     def small_statement(self, node: cst.CSTNode) -> None: ...
     def forget(self, obj: Obj) -> None: ...
@@ -179,6 +180,7 @@ class Replay(Protocol):
         spelled: str | cst.CSTNode,
         summary: Summary,
         which: str,
+        prefix: str | None = None,
     ) -> None: ...
 
 
@@ -235,19 +237,6 @@ class Arith(Protocol):
     def arith(self, op: cst.BaseBinaryOp, left: Val, right: Val) -> Val | None: ...
 
 
-class Interop(Protocol):
-    """`interop.InteropEval`, as the other components see it."""
-
-    def explicit(self, v: Val) -> bool: ...
-    def interop_call(
-        self, node: cst.Call, qualified: str, receiver: Val, args: list[tuple[cst.Arg, Val]], method: bool
-    ) -> tuple[bool, Val]: ...
-    def provenance(self, node: cst.Call, qualified: str, args: list[tuple[cst.Arg, Val]], result: Val) -> Val: ...
-    def escapes_task(self, node: cst.CSTNode, value: Val, where: str) -> None: ...
-    def outside(self, base: cst.BaseExpression) -> bool: ...
-    def check_inputs(self, adopt: Adopt, node: cst.Call, handle: Val, args: list[tuple[cst.Arg, Val]]) -> None: ...
-
-
 class Iteration(Protocol):
     """`iteration.IterationEval`, as the other components see it."""
 
@@ -288,7 +277,7 @@ class EvalShared(Protocol):
     call_mapped: tuple[Obj, ...]  # and the handles its map effects made
     call_method: bool  # and whether it calls a method (`x.m(...)`, `x` no module)
     call_callee: str  # and its qualified name ("?": unknown)
-    made_values: set[Obj]  # the call values checkers made objects of (`events.Findings.result_object`)
+    subscript_base: Val  # the base of the subscript being evaluated, as evaluated (`events.Indexed`)
 
     names: Names
     exprs: Exprs
@@ -299,13 +288,16 @@ class EvalShared(Protocol):
     objects: Objects
     memory: Memory
     arith: Arith
-    interop: Interop
     iteration: Iteration
     address_maps: AddressMaps
     keyed: Keyed
 
     def expr(self, node: cst.BaseExpression) -> Val:
         """The value of `node` on this path (evaluating its calls: their effects happen)."""
+        ...
+
+    def call_pre(self, node: cst.Call, callee: str, args: tuple[tuple[cst.Arg, Val], ...], receiver: Val) -> None:
+        """Publish `events.CallPre` of the call being evaluated."""
         ...
 
     def report(

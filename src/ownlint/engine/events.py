@@ -41,9 +41,6 @@ if TYPE_CHECKING:
 
 Facts = tuple[tuple[str, str], ...]
 
-# the tag of a handle borrowed through a `thread-safe` [[borrow]]: it may cross threads
-THREAD_SAFE = "thread-safe"
-
 
 class Findings(Protocol):
     """Where a checker reports (the analysis of one path, at one event)."""
@@ -63,6 +60,10 @@ class Findings(Protocol):
     def fact(self, obj: Obj) -> Hashable | None:
         """What this checker recorded of `obj` on this path (`set_fact`), or None."""
 
+    def state(self, obj: Obj) -> HState | None:
+        """The engine's typestate of `obj` on this path (its lifetime state, its
+        owner, its story), or None: nothing happened to it yet."""
+
     def set_fact(self, obj: Obj, fact: Hashable | None) -> None:
         """Record `fact` of `obj` on this path (None: forget it). Facts are the
         checker's own immutable values; the engine carries them along the
@@ -75,19 +76,16 @@ class Findings(Protocol):
     def facts(self) -> Iterator[tuple[Obj, Hashable]]:
         """The objects this checker recorded a fact of on this path, with the fact."""
 
-    def result_object(self, node: cst.Call, label: str = "") -> Obj:
-        """During `CallPost` of `node`: the call's value as a fresh object of
-        the call site, nothing happened to it yet (its story: the step
-        `label` at the call, if any), which the call's value becomes, so that
+    def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj:
+        """During `CallPost` of `node` (or `Indexed` of a subscript): its value
+        as a fresh object of the site, nothing happened to it yet (its story:
+        the step `label` there, if any), which the value becomes, so that
         facts can be kept of a value the engine knows nothing of (what an
-        unknown callee returns). A loop that calls again makes it again:
+        unknown callee returns). A loop that runs it again makes it again:
         names that held the previous one forget it."""
 
     def step(self, node: cst.CSTNode, label: str) -> Step:
         """A step of a finding's story: `label` at `node`, in the statement being run."""
-
-    def state(self, obj: Obj) -> HState | None:
-        """The engine's typestate of `obj` on this path (None: nothing happened to it)."""
 
     def spans(self) -> Iterator[tuple[Obj, HState]]:
         """The objects of this path that stand for an address range (what a
@@ -171,61 +169,10 @@ class Return:
     step: Step  # "its owner dies when the function returns"
 
 
-@dataclass(frozen=True, slots=True)
-class Export:
-    """`obj` is exported (a model's export: its memory handed to another library) at `node`."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    spelled: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToThread:
-    """`obj` is handed to another thread or process (`api` names how)."""
-
-    obj: Obj
-    state: HState
-    owner: HState | None
-    node: cst.CSTNode
-    api: str
-
-
-@dataclass(frozen=True, slots=True)
-class Store:
-    """`obj` is stored where it outlives the function (`where`: "attribute", "global", "return" ...)."""
-
-    obj: Obj
-    state: HState
-    node: cst.CSTNode
-    where: str
-
-
-@dataclass(frozen=True, slots=True)
-class BorrowFrom:
-    """A handle is borrowed from an owner (a model's borrow, `lend(q)`) whose typestate is `owner`."""
-
-    owner: HState
-    borrow: Borrow
-    node: cst.CSTNode
-    spelled: str
-
-
 # -- events about calls and memory ------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class AdoptCall:
-    """A call adopts a native handle (`make_owner(h, ...)`): its model, its
-    arguments, and whether the handle is host memory."""
-
-    adopt: Adopt
-    node: cst.Call
-    host_memory: bool
-    args: tuple[tuple[cst.Arg, Val], ...]
-
-
 # -- generic events: what any rule family may follow (the Clang analyzer's
 # checkPostCall, checkBind, checkDeadSymbols, checkEndFunction, evalAssume) ---
 
@@ -253,6 +200,77 @@ class CallPost:
     made: tuple[Obj, ...] = ()
     method: bool = False  # a method of a receiver (`x.m(...)`, `x` no module)
     mapped: tuple[Obj, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CallPre:
+    """A call is about to run: its callee, arguments and receiver are
+    evaluated, nothing of its model's effects (nor its arguments' use) has
+    happened yet. The fields mean what `CallPost`'s do. Not published for a
+    call whose first argument the models read as a variable passed by
+    reference (`byref(x)`)."""
+
+    node: cst.Call
+    callee: str
+    args: tuple[tuple[cst.Arg, Val], ...]
+    receiver: Val = None
+    model: CallModel | None = None
+    method: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """A subscript `base[...]` (an index or a slice) was evaluated at `node`:
+    `base` is the value subscripted, `value` the subscript's value. A checker
+    may make the value an object to keep facts of (`Findings.result_object`)."""
+
+    node: cst.Subscript
+    base: Val
+    value: Val
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """`obj` is kept where it outlives the running function: `where` is
+    "attribute" (of any object), "global" (a global or nonlocal name),
+    "container" (an item of, or added to, a container made outside the
+    function), "return" or "yield"; `node` is the statement (or the
+    `return`, the `yield`)."""
+
+    obj: Obj
+    state: HState | None
+    node: cst.CSTNode
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class Borrowed:
+    """A model's borrow (`borrow`) was applied to the object `owner`, whose
+    typestate was `owner_state`, at `node` (`spelled`: how the owner is
+    written there): `handle` is what it lent (the new borrowed handle, or the
+    handle an owner made with keep holds; None: nothing, as for an owner of a
+    kind the borrow lists as unsupported). Not published where the owner is a
+    parameter the function knows nothing of: its callers lend it."""
+
+    owner: Obj
+    owner_state: HState
+    borrow: Borrow
+    node: cst.CSTNode
+    spelled: str
+    handle: Val
+
+
+@dataclass(frozen=True, slots=True)
+class Adopting:
+    """A model's adopt effect (`adopt`) applies at the call `node`: an owner is
+    about to be made of `handle` (what the call passes as the handle, or the
+    handle field of the record it passes); `args` are the call's arguments
+    and their values."""
+
+    node: cst.Call
+    adopt: Adopt
+    handle: Val
+    args: tuple[tuple[cst.Arg, Val], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,10 +355,15 @@ class Assume:
 class Replayed:
     """A call at `node` of the project function `via` did to `obj` (the
     caller's object the callee's parameter or field held, spelled `spelled`
-    here; or the object the callee made and returned, which the caller now
-    holds: spelled by the call) what the callee's own analysis found: `facts`
-    are the facts the checkers left of it at the callee's exit (each reads
-    its own: `Findings.fact_in`); `inner` is the callee's last step of it."""
+    here) what the callee's own analysis found: `facts` are the facts the
+    checkers left of that parameter or field at the callee's exit (each reads
+    its own: `Findings.fact_in`); `inner` is the callee's last step of it.
+
+    Also published for an object the callee made and handed back (`which`:
+    "return", or "field x" for what it left in `self.x`): `obj` is the
+    caller's new object, which has those facts already. `caller` gives the
+    caller's value of one of the callee's own values (its parameters and
+    fields on entry: values.Param, values.Field), None where unknown."""
 
     obj: Obj
     facts: tuple[tuple[str, Hashable], ...]
@@ -348,6 +371,8 @@ class Replayed:
     spelled: str | cst.CSTNode
     via: Summary
     inner: Step | None
+    which: str = ""  # "parameter i", "field x", "return" (what the callee handed back)
+    caller: Callable[[Val], Val] | None = None
 
 
 # -- events about whole files -------------------------------------------------------
@@ -404,12 +429,12 @@ class Checker:
     def on_release(self, e: Release, out: Findings) -> None: ...
     def on_transfer(self, e: Transfer, out: Findings) -> None: ...
     def on_return(self, e: Return, out: Findings) -> None: ...
-    def on_export(self, e: Export, out: Findings) -> None: ...
-    def on_to_thread(self, e: ToThread, out: Findings) -> None: ...
-    def on_store(self, e: Store, out: Findings) -> None: ...
-    def on_borrow_from(self, e: BorrowFrom, out: Findings) -> None: ...
-    def on_adopt_call(self, e: AdoptCall, out: Findings) -> None: ...
+    def on_call_pre(self, e: CallPre, out: Findings) -> None: ...
     def on_call_post(self, e: CallPost, out: Findings) -> None: ...
+    def on_indexed(self, e: Indexed, out: Findings) -> None: ...
+    def on_stored(self, e: Stored, out: Findings) -> None: ...
+    def on_borrowed(self, e: Borrowed, out: Findings) -> None: ...
+    def on_adopting(self, e: Adopting, out: Findings) -> None: ...
     def on_bind(self, e: Bind, out: Findings) -> None: ...
     def on_escape(self, e: Escape, out: Findings) -> None: ...
     def on_death(self, e: Death, out: Findings) -> None: ...
@@ -426,12 +451,12 @@ EVENTS = (
     "release",
     "transfer",
     "return",
-    "export",
-    "to_thread",
-    "store",
-    "borrow_from",
-    "adopt_call",
+    "call_pre",
     "call_post",
+    "indexed",
+    "stored",
+    "borrowed",
+    "adopting",
     "bind",
     "escape",
     "death",

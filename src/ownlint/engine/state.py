@@ -65,7 +65,6 @@ class HState:
     tag: str = ""  # an owner's kind ("buffer" ...); "keep" on a keep owner's handle link
     escaped: bool = False  # an owner some reference outside the locals may hold
     span: Span | None = None  # the address range a map effect made the handle stand for
-    prov: str = ""  # "explicit": made on an explicitly created context (what exports must not take)
     # a release registered to run when an object dies: "finalizer", or the
     # attribute (env key) a `__del__` frees; an explicit release of the handle
     # is then a second one (objects.py)
@@ -87,7 +86,6 @@ class HState:
             "tag": self.tag,
             "escaped": self.escaped,
             "span": self.span,
-            "prov": self.prov,
             "at_death": self.at_death,
             "facts": self.facts,
         }
@@ -121,7 +119,6 @@ class HState:
             self.tag,
             self.escaped,
             self.span,
-            self.prov,
             self.at_death,
             self.facts,
         )
@@ -139,7 +136,6 @@ class HState:
             self.tag,
             self.escaped,
             self.span,
-            self.prov,
             self.at_death,
             self.facts,
         )

@@ -32,7 +32,7 @@ Where each part lives (this module re-exports what the rest of ownlint uses):
   reporting);
 - typestate_eval: the evaluator `Evaluator`, composed of one component per
   concern (names, expressions, calls, adoption, replay, substitution, objects,
-  memory, arithmetic, interop, iteration, address maps, keyed containers), which meet only through `eval_shared.EvalShared`.
+  memory, arithmetic, iteration, address maps, keyed containers), which meet only through `eval_shared.EvalShared`.
 """
 
 from __future__ import annotations

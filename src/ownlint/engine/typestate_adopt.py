@@ -10,7 +10,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import THREAD_SAFE, BorrowFrom, Transfer
+from ownlint.engine.events import Adopting, Borrowed, Transfer
 from ownlint.engine.models import Adopt, Borrow
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.values import Const, Dict, Lent, Obj, Sym, Val, objects_in
@@ -80,7 +80,10 @@ class AdoptEval:
         )
         if not interop:
             return None
-        self.ev.interop.check_inputs(adopt, node, handle, args)
+        if self.on["adopting"]:
+            event = Adopting(node, adopt, handle, tuple(args))
+            for handler in self.on["adopting"]:
+                handler(event, self.ev)
         mode = self.ownership_of(adopt, first, args)
         owner = self.ev.calls.new_owner(node, adopt.owner_kind, "made here")
         spelled = spelled_node
@@ -142,13 +145,10 @@ class AdoptEval:
             return Lent(owner, b)  # the caller knows whose handle it is (summaries.Lend)
         if hs is None or hs.kind not in (OWNER, OWNER_DEAD):
             return None  # not an object ownlint follows: nothing is known of its lifetime
-        event = BorrowFrom(hs, b, node, spelled)
-        for handler in self.on["borrow_from"]:
-            handler(event, self.ev)
         if hs.tag in b.unsupported:
-            return None  # this kind of owner lends no handle
+            return self.lent(owner, hs, b, node, spelled, None)  # this kind of owner lends no handle
         if hs.owner is not None and hs.kind == OWNER:
-            return hs.owner  # made with keep: the application's own handle
+            return self.lent(owner, hs, b, node, spelled, hs.owner)  # made with keep: the application's own handle
         result = self.fa.site_object(node, "adopted")
         self.ev.names.forget(result)
         self.ev.st.heap[result] = HState(
@@ -156,10 +156,17 @@ class AdoptEval:
             False,
             (self.fa.step_of(node, f"borrowed from `{spelled}` here"),),
             owner=owner,
-            tag=THREAD_SAFE if b.thread_safe else "",
         )
         if hs.kind == OWNER and not hs.escaped and not self.ev.names.refs(owner):
             self.ev.st.heap[owner] = hs.with_step(
                 OWNER_DEAD, self.fa.step_of(node, "a temporary: it dies at the end of this statement")
             )
-        return result
+        return self.lent(owner, hs, b, node, spelled, result)
+
+    def lent(self, owner: Obj, hs: HState, b: Borrow, node: cst.CSTNode, spelled: str, handle: Val) -> Val:
+        """`handle`, lent by `owner` (typestate `hs` before the borrow), published as `Borrowed`."""
+        if self.on["borrowed"]:
+            event = Borrowed(owner, hs, b, node, spelled, handle)
+            for handler in self.on["borrowed"]:
+                handler(event, self.ev)
+        return handle

@@ -1,5 +1,5 @@
 """Calls: how the evaluator (`typestate_eval.Evaluator`) runs a call (models,
-memory and interop hooks, project summaries), and the effects a call has on
+memory hooks, project summaries), and the effects a call has on
 one object: use, free, create."""
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ class CallEval:
         self.ev.call_args = tuple(args)
         self.ev.call_receiver = receiver if method else None
         self.ev.call_method = method
+        if self.on["call_pre"]:
+            self.ev.call_pre(node, qualified, self.ev.call_args, self.ev.call_receiver)
         if qualified in models.finalizers:
             self.ev.objects.finalizer(node, args)
             return None
@@ -90,17 +92,14 @@ class CallEval:
             by_name = models.method(node.func.attr.value)
             if by_name is not None and by_name.keep_alive is not None:
                 return self.keep_alive(node, by_name.keep_alive, args)
-        handled, value = self.ev.interop.interop_call(node, qualified, receiver, args, method)
-        if handled:
-            return value
         if models.is_inspection(qualified):
             return None
         if receiver_store:
             assert type(node.func) is cst.Attribute
             for _, v in args:
                 self.ev.names.escape(v)
-                if self.ev.interop.outside(node.func.value):
-                    self.ev.interop.escapes_task(node, v, "container")
+                if self.ev.names.outside(node.func.value):
+                    self.ev.names.stored(node, v, "container")
             return None
         model = models.call(qualified)
         if model is not None and model.borrow is not None:
@@ -194,7 +193,7 @@ class CallEval:
         if result is None and model is not None and (before is not None or returned):
             outcome = status.made(node, before, self.ev.st) if before is not None else None
             result = status.result(outcome, model.status_index, returned)
-        return self.ev.interop.provenance(node, qualified, args, result)
+        return result
 
     def keep_alive(self, node: cst.Call, keep: KeepAlive, args: list[tuple[cst.Arg, Val]]) -> Val:
         """A call that reads the arguments `keep` names until an event is

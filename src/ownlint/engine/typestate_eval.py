@@ -23,7 +23,6 @@ from ownlint.engine.eval_shared import (
     Arith,
     Calls,
     Exprs,
-    Interop,
     Iteration,
     Keyed,
     Memory,
@@ -32,12 +31,12 @@ from ownlint.engine.eval_shared import (
     Replay,
     Substitution,
 )
-from ownlint.engine.events import CallPost, Facts
-from ownlint.engine.interop import InteropEval
+from ownlint.engine.events import CallPost, CallPre, Facts, Indexed
 from ownlint.engine.iteration import IterationEval
 from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memory import MemoryEval
+from ownlint.engine.model_types import CallModel
 from ownlint.engine.objects import ObjectsEval
 from ownlint.engine.state import LIVE, LIVE_STATE, HState, PathState, Step
 from ownlint.engine.substitution import SubstituteEval
@@ -79,7 +78,7 @@ class Evaluator:
         self.call_mapped: tuple[Obj, ...] = ()
         self.call_method = False
         self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
-        self.made_values: set[Obj] = set()  # every such object
+        self.subscript_base: Val = None  # the base of the subscript being evaluated (`Indexed`)
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
         self.calls: Calls = CallEval(self)
@@ -89,7 +88,6 @@ class Evaluator:
         self.objects: Objects = ObjectsEval(self)
         self.memory: Memory = MemoryEval(self)
         self.arith: Arith = ArithEval(self)
-        self.interop: Interop = InteropEval(self)
         self.iteration: Iteration = IterationEval(self)
         self.address_maps: AddressMaps = AddressMapEval(self)
         self.keyed: Keyed = KeyedEval(self)
@@ -185,18 +183,41 @@ class Evaluator:
         handlers = self.on["call_post"]
         if not handlers:
             return result
+        event = CallPost(node, callee, args, result, receiver, self.model_of(node, callee), made, method, mapped)
+        return self.publish_value(handlers, event, result)
+
+    def model_of(self, node: cst.Call, callee: str) -> CallModel | None:
+        """What the models say of a call (`CallPost.model`)."""
         model = self.models.published(callee) if callee != "?" else None
         if model is None and type(node.func) is cst.Attribute:
             model = self.models.method(node.func.attr.value)
-        event = CallPost(node, callee, args, result, receiver, model, made, method, mapped)
-        outer_result, self.made = self.made, None
+        return model
+
+    def call_pre(self, node: cst.Call, callee: str, args: tuple[tuple[cst.Arg, Val], ...], receiver: Val) -> None:
+        """`CallPre`: the call's callee, arguments and receiver are evaluated."""
+        event = CallPre(node, callee, args, receiver, self.model_of(node, callee), self.call_method)
+        for handler in self.on["call_pre"]:
+            handler(event, self)
+
+    def indexed(self, node: cst.Subscript, evaluate: ExprMethod) -> Val:
+        """The subscript evaluated, then `Indexed` published with its base
+        (as `expr_Subscript` evaluated it) and its value."""
+        outer, self.subscript_base = self.subscript_base, None
+        value = evaluate(node)
+        base, self.subscript_base = self.subscript_base, outer
+        return self.publish_value(self.on["indexed"], Indexed(node, base, value), value)
+
+    def publish_value(self, handlers: tuple[Callable[..., None], ...], event: object, value: Val) -> Val:
+        """Publish `event` about an expression's value: a checker may make it
+        an object (`result_object`), which is then the expression's value."""
+        outer, self.made = self.made, None
         for handler in handlers:
             handler(event, self)
-        value, self.made = self.made, outer_result
-        return result if value is None else value
+        made, self.made = self.made, outer
+        return value if made is None else made
 
-    def result_object(self, node: cst.Call, label: str = "") -> Obj:
-        """The call's value as a fresh object (events.Findings.result_object)."""
+    def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj:
+        """The call's (or subscript's) value as a fresh object (events.Findings.result_object)."""
         obj = self.fa.site_object(node, "value")
         if self.made is not obj:
             self.names.forget(obj)
@@ -204,8 +225,11 @@ class Evaluator:
             if label:
                 self.st.heap[obj] = HState(LIVE, False, (self.fa.step_of(node, label),))
             self.made = obj
-            self.made_values.add(obj)
         return obj
+
+    def state(self, obj: Obj) -> HState | None:
+        """The typestate of `obj` on this path (events.Findings.state)."""
+        return self.st.heap.get(obj)
 
     # -- expressions ---------------------------------------------------------
     def expr(self, node: cst.BaseExpression) -> Val:
@@ -217,6 +241,8 @@ class Evaluator:
         if method is not None:
             if type(node) is cst.Call and self.on["call_post"]:
                 return self.call_post(node, method)
+            if type(node) is cst.Subscript and self.on["indexed"]:
+                return self.indexed(node, method)
             return method(node)
         lit = literal(node)
         if lit is not None:

@@ -14,7 +14,7 @@ from ownlint.engine import domain, status
 from ownlint.engine.cfg import may_raise, source_of
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Return
-from ownlint.engine.state import LIVE, LIVE_STATE, OWNER, OWNER_DEAD, HState
+from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
 from ownlint.engine.values import Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
 
@@ -113,7 +113,7 @@ class ExprEval:
             handled, lent = self._borrow_path(node)
             if handled:
                 return lent
-        base = self.ev.expr(node.value)
+        base = self.ev.subscript_base = self.ev.expr(node.value)
         index: Val = None
         sliced = False
         for el in node.slice:
@@ -130,11 +130,6 @@ class ExprEval:
         handled, value = self.ev.memory.memory_subscript(base, index)
         if handled:
             return value
-        if isinstance(base, Obj) and self.ev.st.heap.get(base, LIVE_STATE).prov == "explicit":
-            view = self.fa.site_object(node, "view")  # a slice or view keeps the context
-            self.ev.names.forget(view)
-            self.ev.st.heap[view] = HState(LIVE, False, self.ev.st.heap[base].story, prov="explicit")
-            return view
         if isinstance(base, Obj) and not self.ev.memory.is_buffer(base):
             self.ev.calls.use(base, node, node.value)
             return None
@@ -278,7 +273,7 @@ class ExprEval:
     def expr_Yield(self, node: cst.Yield) -> Val:
         if isinstance(node.value, cst.BaseExpression):
             value = self.ev.expr(node.value)
-            self.ev.interop.escapes_task(node, value, "yield")
+            self.ev.names.stored(node, value, "yield")
             self.ev.names.escape(value)
         elif node.value is not None:
             self.ev.expr(node.value.item)
@@ -288,7 +283,7 @@ class ExprEval:
         """`return value`: each object handed back (`Return`: with whether its
         owner, local to this frame, dies as it returns)."""
         returned = set(objects_in(value))
-        self.ev.interop.escapes_task(node, value, "return")
+        self.ev.names.stored(node, value, "return")
         handlers = self.on["return"]
         for obj in returned if handlers else ():
             hs = self.ev.st.heap.get(obj)

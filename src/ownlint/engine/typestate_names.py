@@ -8,7 +8,7 @@ import libcst as cst
 
 from ownlint.engine import domain, equalities
 from ownlint.engine.eval_shared import EvalShared
-from ownlint.engine.events import Bind, Death, Escape
+from ownlint.engine.events import Bind, Death, Escape, Stored
 from ownlint.engine.memvalues import is_buffer_tag
 from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.summaries import RETURN_KEY
@@ -88,6 +88,28 @@ class NamesEval:
             if hs is not None and hs.kind == OWNER and not hs.escaped:
                 self.ev.st.heap[obj] = hs.but(escaped=True)
 
+    def stored(self, node: cst.CSTNode, value: Val, where: str) -> None:
+        """`value` is kept where it outlives the function (`events.Stored`:
+        `where` says how); each object in it (in its elements too) is published."""
+        handlers = self.on["stored"]
+        if not handlers or value is None:
+            return
+        for obj in dict.fromkeys(objects_in(value)):
+            hs = self.ev.st.heap.get(obj)
+            if hs is None or not hs.reported:
+                event = Stored(obj, hs, node, where)
+                for handler in handlers:
+                    handler(event, self.ev)
+
+    def outside(self, base: cst.BaseExpression) -> bool:
+        """Whether a container named by `base` was made outside this function."""
+        while type(base) is cst.Attribute or type(base) is cst.Subscript:
+            base = base.value
+        if type(base) is not cst.Name:
+            return False
+        v = self.ev.st.env.get(base.value)
+        return v is None or (isinstance(v, Obj) and v.on_entry)
+
     def bind_target(self, target: cst.CSTNode, value: Val) -> None:
         key = target_key(target, self.fa.self_name, self.ev.st.env)
         if key is not None:
@@ -97,10 +119,10 @@ class NamesEval:
                 self.forget(value)
             if "." in key and type(value) is not Instance:  # an object of a project class is followed there
                 self.escape(value)  # `self.x` outlives the method
-                self.ev.interop.escapes_task(self.ev.site, value, "attribute")
+                self.stored(self.ev.site, value, "attribute")
             elif key in self.fa.outer_names:
                 self.escape(value)  # a global (or nonlocal) outlives the function
-                self.ev.interop.escapes_task(self.ev.site, value, "global")
+                self.stored(self.ev.site, value, "global")
             self.bind(key, value)
             return
         if type(target) is cst.Tuple or type(target) is cst.List:
@@ -132,9 +154,9 @@ class NamesEval:
             return
         self.escape(value)
         if type(target) is cst.Attribute:
-            self.ev.interop.escapes_task(self.ev.site, value, "attribute")
-        elif type(target) is cst.Subscript and self.ev.interop.outside(target.value):
-            self.ev.interop.escapes_task(self.ev.site, value, "container")
+            self.stored(self.ev.site, value, "attribute")
+        elif type(target) is cst.Subscript and self.outside(target.value):
+            self.stored(self.ev.site, value, "container")
         if type(target) is cst.Subscript:
             self.ev.expr(target.value)
         elif type(target) is cst.Attribute:

@@ -5,6 +5,7 @@ component (see eval_shared)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -31,7 +32,7 @@ from ownlint.engine.summaries import (
     ValueDesc,
 )
 from ownlint.engine.typestate_base import _Dead, _Fork
-from ownlint.engine.values import Addr, Const, Instance, Obj, Span, Val, objects_in
+from ownlint.engine.values import Addr, Const, Field, Instance, Obj, Param, Span, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -84,7 +85,7 @@ class ReplayEval:
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
             spelled = expr if expr is not None else summary.params[i]
-            self.replay(effect, owner, value, ret, bound, node, spelled, summary, f"parameter {i}")
+            self.replay(effect, owner, value, ret, bound, node, spelled, summary, f"parameter {i}", prefix)
         self.ev.objects.replay_objects(outcome, bound, ret, node, summary)
         if prefix is not None:
             env = self.ev.st.env
@@ -105,7 +106,7 @@ class ReplayEval:
                         elif self.ev.objects.on_entry_attribute(receiver, attr) is None:
                             continue  # an attribute of a project object that nothing known set
                 spelled = f"{prefix}.{attr}" if fields_at is None else f"{_receiver(node, summary)}.{attr}"
-                self.replay(effect, owner, env[key], ret, bound, node, spelled, summary, f"field {attr}")
+                self.replay(effect, owner, env[key], ret, bound, node, spelled, summary, f"field {attr}", prefix)
             # every attribute the callee read is its value on entry: materialize all, then bind;
             # an address inside a buffer the callee left in an attribute comes last
             values = [
@@ -206,18 +207,21 @@ class ReplayEval:
         spelled: str | cst.CSTNode,
         summary: Summary,
         which: str,
+        prefix: str | None = None,
     ) -> None:
-        """Apply what the callee did to one parameter (or field: `which`), in its order."""
+        """Apply what the callee did to one parameter (or field: `which`), in
+        its order (the callee's `self.x` is the caller's `<prefix>.x`)."""
         if effect.reported:
             return  # a bug wholly inside the callee, reported there
         if effect.first == "use":
             self.ev.calls.use(value, node, spelled, summary, effect.first_step)
         last = effect.story[-1] if effect.story else None
         if effect.facts and self.on["replayed"]:
+            caller = self.caller(bound, prefix)
             for obj in objects_in(value):
                 hs = self.ev.st.heap.get(obj)
                 if hs is None or not hs.reported:
-                    replayed = Replayed(obj, effect.facts, node, spelled, summary, last)
+                    replayed = Replayed(obj, effect.facts, node, spelled, summary, last, which, caller)
                     for handler in self.on["replayed"]:
                         handler(replayed, self.ev)
         if effect.kind == OWNER_DEAD and which.startswith("field ") and self.ev.memory.is_buffer(value):
@@ -326,29 +330,33 @@ class ReplayEval:
                 span=span,
                 # a `__del__` key is the callee's; a finalizer holds where none may be detached
                 at_death="finalizer" if hs.at_death == "finalizer" and not self.ev.objects.may_detach() else "",
-                prov=self.provenance_of(hs.prov, bound, prefix),
                 facts=hs.facts,  # the checkers' facts of it, carried unread
             )
             if hs.facts and self.on["replayed"]:
-                replayed = Replayed(obj, hs.facts, node, node, summary, hs.story[-1] if hs.story else None)
+                last = hs.story[-1] if hs.story else None
+                replayed = Replayed(obj, hs.facts, node, node, summary, last, which, self.caller(bound, prefix))
                 for handler in self.on["replayed"]:
                     handler(replayed, self.ev)
             return obj
         return None
 
-    def provenance_of(
-        self, prov: str, bound: dict[int, tuple[cst.BaseExpression | None, Val]], prefix: str | None
-    ) -> str:
-        """A callee's context provenance in the caller's terms: made on what the
-        caller passed (or its object holds) is explicit when that is."""
-        kind, _, name = prov.partition(":")[2].partition(":")
-        if kind == "param":
-            source = bound.get(int(name), (None, None))[1]
-        elif kind == "field":
-            source = self.ev.st.env.get(f"{prefix if prefix is not None else self.fa.self_name}.{name}")
-        else:
-            return prov
-        return "explicit" if self.ev.interop.explicit(source) else ""
+    def caller(
+        self, bound: dict[int, tuple[cst.BaseExpression | None, Val]], prefix: str | None
+    ) -> Callable[[Val], Val]:
+        """The caller's value of a callee's value (`events.Replayed.caller`):
+        its parameters are what the caller passed, its `self.x` the caller's
+        `<prefix>.x` (by default its own `self.x`)."""
+        st = self.ev.st
+        owner = prefix if prefix is not None else self.fa.self_name
+
+        def value(v: Val) -> Val:
+            if type(v) is Param:
+                return bound.get(v.index, (None, None))[1]
+            if type(v) is Field:
+                return st.env.get(f"{owner}.{v.name}")
+            return self.ev.substitution.substitute(v, bound, prefix)
+
+        return value
 
 
 def _receiver(node: cst.CSTNode, summary: Summary) -> str:

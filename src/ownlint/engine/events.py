@@ -169,10 +169,6 @@ class Return:
     step: Step  # "its owner dies when the function returns"
 
 
-# -- events about calls and memory ------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
 # -- generic events: what any rule family may follow (the Clang analyzer's
 # checkPostCall, checkBind, checkDeadSymbols, checkEndFunction, evalAssume) ---
 

@@ -28,7 +28,7 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class Element:
-    """Element `index` of the tuple the call returns (`err, p = cuMemAlloc(n)`: element 1)."""
+    """Element `index` of the tuple the call returns (`err, p = lib.alloc(n)`: element 1)."""
 
     index: int
 
@@ -68,7 +68,7 @@ class Create:
 
 @dataclass(frozen=True, slots=True)
 class Release:
-    """The call releases the handle at argument `arg` (`cuMemFree(p)`). With
+    """The call releases the handle at argument `arg` (`lib.free(p)`). With
     `keyed`, the argument is a key instead: the call releases what a `Create`
     with that key made, and the key itself stays valid."""
 

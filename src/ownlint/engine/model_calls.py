@@ -2,7 +2,7 @@
 effects (engine/effects.py), each effect an inline table named by one key:
 
     [[call]]
-    functions = ["cuMemAlloc"]
+    functions = ["lib.alloc"]
     effects = [{ create = "memory", element = 1 }, { status = 0 }]
 
 Every error is one line naming the file and the key

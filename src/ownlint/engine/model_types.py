@@ -166,7 +166,7 @@ class MapCall:
 
 @dataclass(slots=True)
 class MemoryModel:
-    """Where host memory comes from, for mappings (the memory sections of a model file, rules/memmap.toml)."""
+    """Where host memory comes from, for mappings (the memory sections of a model file)."""
 
     page_size: set[str] = field(default_factory=set)
     page_size_calls: set[str] = field(default_factory=set)

@@ -126,7 +126,7 @@ class ExprEval:
                     if part is not None:
                         self.ev.expr(part)
         if sliced and self.ev.memory.keeps_views(base):
-            return base  # a numpy slice: a view of the same memory
+            return base  # a slice of an array owner: a view of the same memory
         handled, value = self.ev.memory.memory_subscript(base, index)
         if handled:
             return value

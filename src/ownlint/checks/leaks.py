@@ -32,7 +32,7 @@ import libcst as cst
 from ownlint.engine import effects as fx
 from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findings, Release, Transfer
 from ownlint.engine.state import LIVE, Step
-from ownlint.engine.values import Obj, Seq, Status, Val, objects_in
+from ownlint.engine.values import Obj, Ref, Seq, Status, Val, objects_in
 
 # effects by which a modelled call keeps a handle passed to it
 _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
@@ -78,7 +78,7 @@ class LeakChecker(Checker):
                     out.set_fact(obj, None if keeps and obj not in returned else fact.held)
                 elif type(fact) is Held and e.model is None and obj not in returned:
                     out.set_fact(obj, None)  # given to an unknown call that published no escape (a thread's `args`)
-        if e.made and e.model is not None and _owned(e.model.effects):
+        if e.made and e.model is not None and _owned(e.model.effects) and not _into_callers(e, out):
             held = Held(id(e.node), e.callee.rpartition(".")[2])
             for obj in e.made:
                 if out.fact(obj) is None:  # not stored away by the call itself (`f(byref(self.h))`)
@@ -151,6 +151,16 @@ class LeakChecker(Checker):
             return
         out.set_fact(e.obj, None)
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
+
+
+def _into_callers(e: CallPost, out: Findings) -> bool:
+    """Whether the call writes what it makes into variables the caller
+    passed: an out-parameter (`byref(x)`) of a name that is no local of the
+    function (its parameter, whose object is the caller's, as in
+    `init_c_var(T, lambda x: check(create(byref(x))))`, or a global). The
+    caller holds the handle then; nothing is lost when the function ends."""
+    keys = [v.key for _, v in e.args if type(v) is Ref and v.key is not None]
+    return bool(keys) and all("." not in k and k[:1] != "<" and not out.local(k) for k in keys)
 
 
 def _note_risk(e: CallPost, out: Findings) -> None:

@@ -82,6 +82,7 @@ class Project:
         # the project's classes (`mod.Class`) and their bases, qualified as the class's module spells them
         self.classes: dict[str, tuple[str, ...]] = {}
         self.inherited: dict[str, str | None] = {}  # `_inherited`'s answers, once each
+        self.class_of: dict[str, str | None] = {}  # `_class`'s answers, once each
         self.methods: dict[str, list[tuple[Unit, Scope]]] = {}  # class -> its methods
         # dataclasses with no `__init__` of their own: class -> (its file, its fields, their literal defaults)
         self.dataclasses: dict[str, tuple[int, tuple[str, ...], tuple[tuple[int, object], ...]]] = {}
@@ -428,6 +429,12 @@ class Project:
         class, which the package's `__init__` re-exports)."""
         if not spelled or spelled[0] == "?":
             return None
+        if spelled in self.class_of:
+            return self.class_of[spelled]
+        found = self.class_of[spelled] = self._match_class(spelled)
+        return found
+
+    def _match_class(self, spelled: str) -> str | None:
         package, _, last = spelled.rpartition(".")
         same = [q for q in self.classes if q.rpartition(".")[2] == last]
         ends = [q for q in same if q == spelled or q.endswith("." + spelled) or spelled.endswith("." + q)]

@@ -19,7 +19,8 @@ concern, each a plain class holding the evaluator as `ev: EvalShared`:
   and arithmetic on addresses;
 - `iteration` (iteration): loop variables and what a loop frees;
 - `address_maps` (address_maps): mapped address ranges;
-- `keyed` (keyed): handles kept in containers under a key.
+- `keyed` (keyed): handles kept in containers under a key;
+- `paths` (paths): what access paths (`bufs[0]`, `buf.handle`) hold, from one read to the next.
 
 No component imports another: each reaches the others through the typed
 attributes of `EvalShared` (`self.ev.names.bind(...)`), and each is seen by
@@ -52,7 +53,7 @@ from ownlint.engine.names import ModuleNames
 from ownlint.engine.state import HState, PathState, Step
 from ownlint.engine.summaries import Outcome, OwnerDesc, Summary
 from ownlint.engine.typestate_base import RawViolation, Resolver, Unit
-from ownlint.engine.values import Instance, Obj, Span, Val
+from ownlint.engine.values import At, Instance, Obj, Span, Val
 
 
 class Analysis(Protocol):
@@ -87,6 +88,7 @@ class Analysis(Protocol):
     def assume(self, test: cst.BaseExpression, want: bool, st: PathState) -> PathState | None: ...
     def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Obj: ...
     def instance_object(self, node: cst.CSTNode, cls: str, which: str = "") -> Instance: ...
+    def path_object(self, text: str) -> At: ...
     def previous_object(self, obj: Obj) -> Obj: ...
     def step_of(self, node: cst.CSTNode, label: str) -> Step: ...
 
@@ -261,6 +263,16 @@ class Keyed(Protocol):
     def release_keyed(self, node: cst.Call, arg: cst.Arg, key: Val) -> None: ...
 
 
+class Paths(Protocol):
+    """`paths.PathsEval`, as the other components see it."""
+
+    def read(self, node: cst.BaseExpression) -> Val: ...
+    def rebound(self, key: str) -> None: ...
+    def changed(self, node: cst.BaseExpression, contents: bool) -> None: ...
+    def after_call(self, node: cst.Call, callee: str) -> None: ...
+    def yielded(self) -> None: ...
+
+
 class EvalShared(Protocol):
     """The evaluator, as each of its components sees it (see the module docstring)."""
 
@@ -291,6 +303,7 @@ class EvalShared(Protocol):
     iteration: Iteration
     address_maps: AddressMaps
     keyed: Keyed
+    paths: Paths
 
     def expr(self, node: cst.BaseExpression) -> Val:
         """The value of `node` on this path (evaluating its calls: their effects happen)."""

@@ -234,7 +234,7 @@ def _reachable(obj: Obj, env: Env, heap: Heap[HState]) -> bool:
     linkers = heap.linkers
     while todo:
         o = todo.pop()
-        if o in env.holders or o.on_entry:
+        if o in env.holders or o.on_entry or o.rooted:
             return True
         hs = heap.get(o)
         if hs is not None and hs.span is not None and hs.kind != FREED:

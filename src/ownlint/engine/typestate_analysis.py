@@ -33,7 +33,7 @@ from ownlint.engine.typestate_base import (
     target_key,
 )
 from ownlint.engine.typestate_eval import Evaluator
-from ownlint.engine.values import Const, Field, Instance, Obj, Param, Site, Status, Val, objects_in
+from ownlint.engine.values import At, Const, Field, Instance, Obj, Param, Site, Status, Val, objects_in
 from ownlint.engine.walk import walk
 
 
@@ -496,6 +496,14 @@ class FunctionAnalysis:
         obj = self.sites.get(key)
         if obj is None:
             obj = self.sites[key] = Site(len(self.sites))
+        return obj
+
+    def path_object(self, text: str) -> At:
+        """The object that access path `text` holds (paths.py): one per text."""
+        key = (id(self.cfg), "path", text)
+        obj = self.sites.get(key)
+        if type(obj) is not At:
+            obj = self.sites[key] = At(len(self.sites), text)
         return obj
 
     def instance_object(self, node: cst.CSTNode, cls: str, which: str = "") -> Instance:

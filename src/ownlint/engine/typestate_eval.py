@@ -28,6 +28,7 @@ from ownlint.engine.eval_shared import (
     Memory,
     Names,
     Objects,
+    Paths,
     Replay,
     Substitution,
 )
@@ -38,6 +39,7 @@ from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memory import MemoryEval
 from ownlint.engine.model_types import CallModel
 from ownlint.engine.objects import ObjectsEval
+from ownlint.engine.paths import PathsEval
 from ownlint.engine.state import LIVE, LIVE_STATE, HState, PathState, Step
 from ownlint.engine.substitution import SubstituteEval
 from ownlint.engine.typestate_adopt import AdoptEval
@@ -91,6 +93,7 @@ class Evaluator:
         self.iteration: Iteration = IterationEval(self)
         self.address_maps: AddressMaps = AddressMapEval(self)
         self.keyed: Keyed = KeyedEval(self)
+        self.paths: Paths = PathsEval(self)
         # node class -> the bound `expr_<Class>` method of the component evaluating it
         self._expr: dict[type, ExprMethod] = {
             kind: MethodType(method, getattr(self, attr)) for kind, (attr, method) in _EXPR_METHODS.items()
@@ -177,6 +180,7 @@ class Evaluator:
             False,
         )
         result = evaluate(node)
+        self.paths.after_call(node, self.call_callee)
         callee, args, receiver = self.call_callee, self.call_args, self.call_receiver
         made, mapped, method = self.call_made, self.call_mapped, self.call_method
         self.call_callee, self.call_args, self.call_receiver, self.call_made, self.call_mapped, self.call_method = outer

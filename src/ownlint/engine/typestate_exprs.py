@@ -16,7 +16,7 @@ from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Return
 from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
-from ownlint.engine.values import Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
+from ownlint.engine.values import At, Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
 
 
 class ExprEval:
@@ -59,17 +59,19 @@ class ExprEval:
             qualified = self.fa.names.qualify(node)
             if qualified in self.models.memory.page_size:
                 return self.ev.arith.page_size()
-            return Sym(qualified) if qualified is not None else None
+            return Sym(qualified) if qualified is not None else self.ev.paths.read(node)
         base = self.ev.expr(node.value)
         handled, value = self.ev.memory.memory_attribute(node, base)
         if handled:
             return value
+        if type(base) is At:
+            return self.ev.paths.read(node)  # a field of what a path holds: a path of its own
         lent = self.borrowed_attribute(node, base, ())
         if lent is not None:
             return lent
         if node.attr.value in self.models.derive_attributes and objects_in(base):
             return base
-        return None
+        return self.ev.paths.read(node)
 
     def borrowed_attribute(self, node: cst.CSTNode, base: Val, path: tuple[str | int, ...]) -> Val:
         """`mem._pointer` (path `()`), or `a.iface["data"][0]` (the attribute's base
@@ -125,6 +127,8 @@ class ExprEval:
                 for part in (sl.lower, sl.upper, sl.step):
                     if part is not None:
                         self.ev.expr(part)
+        if type(base) is At and not sliced:
+            return self.ev.paths.read(node)  # an element of what a path holds: a path of its own
         if sliced and self.ev.memory.keeps_views(base):
             return base  # a slice of an array owner: a view of the same memory
         handled, value = self.ev.memory.memory_subscript(base, index)
@@ -132,7 +136,7 @@ class ExprEval:
             return value
         if isinstance(base, Obj) and not self.ev.memory.is_buffer(base):
             self.ev.calls.use(base, node, node.value)
-            return None
+            return None if sliced else self.ev.paths.read(node)
         if type(index) is Const:
             i = index.value
             if type(base) is Seq and type(i) is int and -len(base.items) <= i < len(base.items):
@@ -141,7 +145,7 @@ class ExprEval:
                 for k, v in base.items:
                     if k == i:
                         return v
-        return None
+        return None if sliced else self.ev.paths.read(node)
 
     def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Val:
         left = self.ev.expr(node.left)
@@ -271,6 +275,7 @@ class ExprEval:
                 self.ev.names.escape(self.ev.st.env[name])
 
     def expr_Yield(self, node: cst.Yield) -> Val:
+        self.ev.paths.yielded()
         if isinstance(node.value, cst.BaseExpression):
             value = self.ev.expr(node.value)
             self.ev.names.stored(node, value, "yield")

@@ -34,6 +34,7 @@ class NamesEval:
         st.conds.pop(f"{key} is None", None)
         if st.conds:
             equalities.forget(st.conds, key)
+        self.ev.paths.rebound(key)
         old = st.env.get(key)
         if value is None:
             st.env.pop(key, None)
@@ -60,6 +61,8 @@ class NamesEval:
         deaths = self.on["death"]
         for obj in objects_in(old):
             hs = self.ev.st.heap.get(obj)
+            if obj.rooted:
+                continue  # the path it was read from still holds it
             if deaths and hs is not None and not obj.on_entry and not self.refs(obj):
                 event = Death(obj, hs, self.ev.site, how, name.strip("`"))
                 for handler in deaths:
@@ -111,6 +114,8 @@ class NamesEval:
         return v is None or (isinstance(v, Obj) and v.on_entry)
 
     def bind_target(self, target: cst.CSTNode, value: Val) -> None:
+        if type(target) is cst.Subscript or type(target) is cst.Attribute:
+            self.ev.paths.changed(target, True)
         key = target_key(target, self.fa.self_name, self.ev.st.env)
         if key is not None:
             if value is None:
@@ -217,6 +222,7 @@ class NamesEval:
             for el in target.elements:
                 self.delete(el.value)
         elif type(target) is cst.Subscript:
+            self.ev.paths.changed(target, True)
             self.ev.expr(target.value)
 
     def forget(self, obj: Obj) -> None:

@@ -28,8 +28,9 @@ All are immutable and compare by value, except `Obj`. domain.py bounds them
 values are unknown, except that `OneOf` keeps a few numbers apart.
 
 Object identities (`Obj`) are typed keys: `Param(i)` (the function's i-th
-parameter), `Field(name)` (`self.name` as read on entry) and `Site(n)` (the
-n-th object the function's analysis made, at a call or an assignment). Each
+parameter), `Field(name)` (`self.name` as read on entry), `Site(n)` (the
+n-th object the function's analysis made, at a call or an assignment) and
+`At(n, path)` (what an access path held when read). Each
 identity is made once (parameters and fields are interned, sites by the
 analysis that makes them), so objects compare and hash by identity: as fast
 as the integers they used to be, without number ranges.
@@ -51,6 +52,8 @@ class Obj:
 
     __slots__ = ()
     on_entry: ClassVar[bool] = False  # existed before the function ran (a parameter, a field)
+    # reachable though no name holds it: a container element or a field an access path reads (`At`)
+    rooted: ClassVar[bool] = False
 
     @property
     def symbol(self) -> str:
@@ -135,6 +138,23 @@ class Instance(Site):
 
     def __repr__(self) -> str:
         return f"Instance({self.number}, {self.cls!r})"
+
+
+class At(Site):
+    """What an access path (`bufs[0][1]`, `self.states[k].ptr`, `buf.handle`)
+    held when the function read it, the same object at each read until the
+    path may have changed (paths.py): reachable through the path, whether or
+    not a name holds it."""
+
+    __slots__ = ("text",)
+    rooted = True
+
+    def __init__(self, number: int, text: str) -> None:
+        super().__init__(number)
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"At({self.number}, {self.text!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,19 @@ def result(status: Status | None, index: int | None, handles: dict[int, Val]) ->
     return Seq(tuple(items))
 
 
+def alone(v: Val) -> Val:
+    """The status in a status call's tuple result (`(err,) = f()`, `err, h =
+    g()`) where the whole result is compared (`rc = f(); rc != 0`): that is
+    a spelling of the call that returns the bare status (a C library through
+    ctypes returns an `int`) under the name of one that returns a tuple, as
+    a tuple never equals a status value. Any other value as it is."""
+    if type(v) is Seq:
+        found = [x for x in v.items if type(x) is Status]
+        if len(found) == 1:
+            return found[0]
+    return v
+
+
 def _spelling(node: cst.BaseExpression) -> str | None:
     """How a value compared to a status is spelled: a last dotted name, or an integer."""
     if type(node) is cst.Name:

@@ -324,6 +324,7 @@ class ExprEval:
         left = right = self.ev.expr(node.left)
         for c in node.comparisons:
             right = self.ev.expr(c.comparator)
+        left, right = status.alone(left), status.alone(right)
         if type(left) is Status or type(right) is Status:
             return status.compare(node, left, right, self.models.success)
         return None

@@ -1,10 +1,11 @@
 """OWN201 on handles in a dict of objects (TensorRT samples/python/dds_faster_rcnn/infer.py,
 MyOutputAllocator: `self.states[tensor_name]` is an AllocatorState whose `ptr` is a cudaMalloc
 block; reallocate_output_async() frees `self.states[tensor_name].ptr` and stores the new pointer
-with update(); __del__ frees every state's `ptr`). Two shapes: a release() method (added to the
+with update(); __del__ frees every state's `ptr`): a release() method (added to the
 sample's class) that frees a state's pointer without removing or clearing the state, so the
-allocator's __del__ frees it again when the allocator dies; and reallocate() with the old
-pointer's free written twice (a seeded bug of the issue's measure).
+allocator's __del__ frees it again when the allocator dies. (The other shape once here,
+reallocate() with the old pointer's free written twice, is found since session 6:
+tests/fixtures/containers/output_allocator_reallocate.py.)
 
 Proof: `self.states[name]` names the same element for the same unchanged key (a parameter);
 AllocatorState() stores its argument in `ptr` and update() rebinds it only when given one; the
@@ -36,7 +37,6 @@ class MyOutputAllocator:
         err, ptr = cudart.cudaMalloc(size)
         if tensor_name in self.states:
             cudart.cudaFree(self.states[tensor_name].ptr)
-            cudart.cudaFree(self.states[tensor_name].ptr)  # E: OWN201
             self.states[tensor_name].update(ptr=ptr, size=size)
         else:
             self.states[tensor_name] = AllocatorState(ptr, size)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ownlint.engine import effects as fx
-from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findings, Release, Transfer
+from ownlint.engine.events import Bind, CallPost, CallPre, Checker, Death, Escape, Findings, Release, Transfer
 from ownlint.engine.state import LIVE, Step
 from ownlint.engine.values import Obj, Ref, Seq, Status, Val, objects_in
 
@@ -60,7 +60,19 @@ class Passed:
     held: Held
 
 
+# methods that add an element to a container (`self.bufs.append(p)`)
+_ADDS = frozenset({"append", "appendleft", "extend", "insert", "add"})
+
+
 class LeakChecker(Checker):
+    def on_call_pre(self, e: CallPre, out: Findings) -> None:
+        """A handle added to a container field (`self.bufs.append(p)`), before the call hands it off."""
+        if e.model is None and e.method and e.callee.rpartition(".")[2] in _ADDS:
+            key = e.callee.rpartition(".")[0]
+            for _, value in e.args:
+                for obj in objects_in(value):
+                    _into_field(key, obj, e.node, True, out)
+
     def on_call_post(self, e: CallPost, out: Findings) -> None:
         modelled_keeps = e.model is not None and any(isinstance(x, _KEEPS) for x in e.model.effects)
         keeps = e.model is None or modelled_keeps
@@ -107,7 +119,11 @@ class LeakChecker(Checker):
 
     def on_bind(self, e: Bind, out: Findings) -> None:
         """A handle put into a container (`bufs += [(h, d)]`, `pair = (s, e)`)
-        is handed off: a container's elements are not followed."""
+        is handed off: a container's elements are not followed. A handle
+        stored in a field of `self` leaks there when no method of the class
+        may let go of that field."""
+        if isinstance(e.new, Obj) and "." in e.key:
+            _into_field(e.key, e.new, e.node, False, out)
         if e.new is None or isinstance(e.new, Obj):
             return
         for obj in objects_in(e.new):
@@ -151,6 +167,24 @@ class LeakChecker(Checker):
             return
         out.set_fact(e.obj, None)
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
+
+
+def _into_field(key: str, obj: Obj, node: cst.CSTNode, elements: bool, out: Findings) -> None:
+    """The handle `obj` is stored in (with `elements`, added to) the field
+    `key` of the running method's object at `node`: OWN205 there when no
+    method of its class (its bases, the classes derived from it) may let go
+    of what the field holds."""
+    fact = out.fact(obj)
+    if type(fact) is Passed and (elements or fact.site == id(node)):
+        fact = fact.held  # an element also put in a local container (`binding = {"ptr": p}`)
+    if type(fact) is not Held:
+        return
+    fate = out.field_fate(key, elements)
+    if fate is None or fate.lets_go:
+        return
+    out.set_fact(obj, None)
+    facts = (("how", "field"), ("class", fate.cls), ("releasers", ", ".join(fate.releasers)))
+    out.report("OWN205", node, key, facts, obj=obj)
 
 
 def _into_callers(e: CallPost, out: Findings) -> bool:

@@ -16,7 +16,10 @@ stream, an event, a graph, a module, a context, a pool, an NVRTC program:
 `cupy.cuda.runtime.malloc(n)`) that loses its last local reference on a path
 that ends normally, neither released nor handed off: at a `return` or where
 the function falls off its end (reported on its last statement), where its
-last name is rebound or deleted. One finding per handle, at the first
+last name is rebound or deleted; where it is stored in a field of `self`
+(or added to a container field) that no method of its class releases or
+hands off (the class's `__del__`, `close` or `__exit__` release other fields,
+or it has none). One finding per handle, at the first
 place in the file where it is lost; the creation is the related location.
 
 Handed off, and no leak: returned or yielded (alone, or in a tuple, list or
@@ -102,9 +105,13 @@ A handle no name ever holds (`check(cudart.cudaStreamCreate())` as a
 statement) is not followed. Which calls read a handle without keeping it is the
 models' word: a call of the runtime that no model file lists is taken as
 one that may keep what it is given (no finding). A handle stored in a field
-of an object, or in a container, is handed off, whether or not the class
-releases that field or anything releases the elements (a `del self.h` is not
-followed); a name rebound to a handle of the same creator is not reported (a
+of `self` (or added to a container field: `self.bufs.append(p)`) is a leak
+only when no method of the class, of its project bases or of the classes
+derived from it may let go of that field: give it (or a name bound from
+it) to a release, to a call no model knows, to `weakref.finalize`, call a
+method on it, return it or store it elsewhere; whether that method runs is
+not followed (any method counts, `teardown` too). A field of another object,
+or a container, is handed off; a name rebound to a handle of the same creator is not reported (a
 test that makes a creation fail on purpose checks `err == CUDA_ERROR_...`,
 which is not read as a failure);
 a release registered as an undo action that a later call discards
@@ -129,6 +136,15 @@ _HOW = {
 
 def describe(v: Violation) -> tuple[str, str, str]:
     what = f"`{v.handle}`" if v.handle else "a handle"
+    if v.fact("how") == "field":
+        cls, releasers = v.fact("class"), v.fact("releasers")
+        verb = "releases" if releasers and "," not in releasers else "release"
+        others = f"`{releasers}` {verb} other fields" if releasers else "no method releases any of its fields"
+        return (
+            f"a handle is stored in {what}, which no method of `{cls}` releases ({others})",
+            "stored here, never released",
+            f"release it where `{cls}` releases its handles (`close`, `__exit__`, `__del__`), or keep it in an owner object",
+        )
     verb, label = _HOW.get(v.fact("how"), _HOW["frame end"])
     return (
         f"{what} {verb} without being released",

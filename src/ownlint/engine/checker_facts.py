@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
+from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.state import LIVE_STATE, HState, PathState, Step
 from ownlint.engine.values import Obj
 
@@ -43,6 +44,7 @@ class Reporter(Protocol):
     def step(self, node: cst.CSTNode, label: str) -> Step: ...
     def held(self, obj: Obj) -> bool: ...
     def local(self, name: str) -> bool: ...
+    def field_fate(self, key: str, elements: bool) -> FieldFate | None: ...
     @property
     def merged(self) -> bool: ...
     @property
@@ -120,6 +122,9 @@ class CheckerOut:
 
     def local(self, name: str) -> bool:
         return self.to.local(name)
+
+    def field_fate(self, key: str, elements: bool = False) -> FieldFate | None:
+        return self.to.field_fate(key, elements)
 
     @property
     def page_size(self) -> int | None:

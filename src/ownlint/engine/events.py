@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 
 from ownlint.engine import checker_facts
+from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.state import HState, Step
 from ownlint.engine.values import Obj, Val
 
@@ -98,6 +99,13 @@ class Findings(Protocol):
     def local(self, name: str) -> bool:
         """Whether `name` is a local variable of the running function bound
         on this path (not a parameter): what it holds dies with the frame."""
+
+    def field_fate(self, key: str, elements: bool = False) -> FieldFate | None:
+        """For `key` an attribute of the running method's object (`self.x`):
+        what the methods of its class, of its project bases and of the
+        classes derived from it may do to what the attribute holds (with
+        `elements`, a container of handles: field_fates.py), read off their
+        syntax and the models. None for anything else."""
 
     @property
     def page_size(self) -> int | None:

@@ -14,6 +14,7 @@ from ownlint.engine import equalities, status
 from ownlint.engine.cfg import CFG, Block, Edge, Elem
 from ownlint.engine.domain import LOOP_VISITS
 from ownlint.engine.events import Assume, Death, FrameEnd, WithExit, subscribers
+from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
@@ -58,6 +59,9 @@ class FunctionAnalysis:
         self.fields: dict[str, Obj] = {}  # self.x read before any write -> its object
         # the attributes of `self` that hold an object of one project class (whole_program.py)
         self.field_classes: Callable[[], Mapping[str, str]] = _no_field_classes
+        # what the methods of its class may do to an attribute's value (whole_program.py; None: not a method)
+        self.field_fate: Callable[[str, bool], FieldFate | None] = _no_field_fate
+        self.asked_class = False  # whether `field_fate` was asked (its results then depend on other methods)
         self.evaluator: Evaluator | None = None  # made at the first element run, then pointed at each (Evaluator.begin)
         self.interop_modules: tuple[str, ...] = ()
         self.page_size: int | None = None  # None: the symbol P
@@ -555,3 +559,7 @@ def _is_none(st: PathState, val: Val) -> bool | None:
 
 def _no_field_classes() -> Mapping[str, str]:
     return {}
+
+
+def _no_field_fate(attr: str, elements: bool) -> FieldFate | None:
+    return None

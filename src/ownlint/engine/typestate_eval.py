@@ -33,6 +33,7 @@ from ownlint.engine.eval_shared import (
     Substitution,
 )
 from ownlint.engine.events import CallPost, CallPre, Facts, Indexed
+from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.iteration import IterationEval
 from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memarith import ArithEval
@@ -142,6 +143,15 @@ class Evaluator:
     def local(self, name: str) -> bool:
         """Whether `name` is a local variable bound on this path, not a parameter."""
         return name in self.st.env and "." not in name and not name.startswith("<") and name not in self.fa.params
+
+    def field_fate(self, key: str, elements: bool) -> FieldFate | None:
+        """What the methods of this method's class may do to what `key` (`self.x`) holds
+        (events.Findings.field_fate)."""
+        fa = self.fa
+        attr = key[len(fa.self_name) + 1 :] if fa.self_name is not None and key.startswith(fa.self_name + ".") else ""
+        if not attr or "." in attr:
+            return None
+        return fa.field_fate(attr, elements)
 
     @property
     def page_size(self) -> int | None:

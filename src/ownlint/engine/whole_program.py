@@ -12,8 +12,10 @@ from pathlib import Path
 import libcst as cst
 
 from ownlint.diagnostics import FileError, FileReport
+from ownlint.engine import field_fates
 from ownlint.engine.cfg_builder import build_module_cfg
 from ownlint.engine.events import ModuleLoaded, subscribers
+from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.scopes import Scope, assignments, collect_scopes, dataclass_fields
@@ -87,6 +89,9 @@ class Project:
         # dataclasses with no `__init__` of their own: class -> (its file, its fields, their literal defaults)
         self.dataclasses: dict[str, tuple[int, tuple[str, ...], tuple[tuple[int, object], ...]]] = {}
         self.attribute_classes: dict[str, dict[str, str]] = {}  # `field_classes`' answers, once each
+        self.fates: dict[tuple[str, str, bool], FieldFate] = {}  # `field_fate`'s answers, once each
+        self.related: dict[str, tuple[str, ...]] = {}  # `_related`'s answers, once each
+        self.ancestry: dict[str, tuple[str, ...]] = {}  # `_bases`' answers, once each
         self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
         self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
         self.summaries: dict[str, Summary] = {}
@@ -220,7 +225,8 @@ class Project:
             self.budget_notes.append((unit, scope.cfg.node, *note))
         if context is not None and deps is not None:  # the next check may reuse the summary: made now
             made = summarize() if summarize is not None else None
-            self.kept.setdefault(unit.path, {})[id(scope)] = _Reused(scope, context, deps, violations, made, note)
+            if not fa.asked_class:
+                self.kept.setdefault(unit.path, {})[id(scope)] = _Reused(scope, context, deps, violations, made, note)
             summarize = _ready(made) if made is not None else None
         return violations, summarize
 
@@ -260,6 +266,12 @@ class Project:
         if scope.class_qualified and scope.self_name is not None:
             owner = scope.class_qualified
             fa.field_classes = lambda: self.field_classes(owner)
+
+            def fate(attr: str, elements: bool) -> FieldFate:
+                fa.asked_class = True  # its results depend on the other methods of its class
+                return self.field_fate(owner, attr, elements)
+
+            fa.field_fate = fate
         fa.interop_modules = self.options.interop_modules
         fa.page_size = self.options.page_size
         return fa
@@ -421,6 +433,56 @@ class Project:
                         out[attr] = c
         self.attribute_classes[cls] = out
         return out
+
+    def field_fate(self, cls: str, attr: str, elements: bool) -> FieldFate:
+        """What the methods of `cls`, of its project bases and of the
+        project classes derived from it may do to what `self.<attr>` holds
+        (field_fates.py): whether one may let go of it, and the methods that
+        give some attribute to a model's release."""
+        key = (cls, attr, elements)
+        done = self.fates.get(key)
+        if done is not None:
+            return done
+        lets_go_in: list[str] = []
+        releasers: list[str] = []
+        for c in self._related(cls):
+            for unit, scope in self.methods.get(c, ()):
+                node, self_name = scope.cfg.node, scope.self_name
+                if type(node) is not cst.FunctionDef or self_name is None:
+                    continue
+                name = f"{c.rpartition('.')[2]}.{node.name.value}"
+                if field_fates.lets_go(node, self_name, attr, unit.names, self.models, elements):
+                    lets_go_in.append(name)
+                if field_fates.releases_some_field(node, self_name, unit.names, self.models):
+                    releasers.append(name)
+        done = self.fates[key] = FieldFate(cls.rpartition(".")[2], tuple(lets_go_in), tuple(releasers))
+        return done
+
+    def _related(self, cls: str) -> tuple[str, ...]:
+        """`cls`, its project bases (transitively) and the project classes derived from it."""
+        done = self.related.get(cls)
+        if done is not None:
+            return done
+        bases = self._bases(cls)
+        derived = [c for c in self.classes if c not in bases and cls in self._bases(c)]
+        done = self.related[cls] = (*bases, *derived)
+        return done
+
+    def _bases(self, cls: str) -> tuple[str, ...]:
+        """`cls` and its project bases, transitively."""
+        done = self.ancestry.get(cls)
+        if done is not None:
+            return done
+        out = [cls]
+        i = 0
+        while i < len(out):
+            for base in self.classes.get(out[i], ()):
+                known = base if base in self.classes else self._class(base)
+                if known is not None and known not in out:
+                    out.append(known)
+            i += 1
+        done = self.ancestry[cls] = tuple(out)
+        return done
 
     def _class(self, spelled: str) -> str | None:
         """The project class `spelled` names: matched by suffix as functions

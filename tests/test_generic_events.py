@@ -147,6 +147,32 @@ def test_an_assumed_test_names_the_object_and_the_truth_taken(models: ModelSet) 
     assert "death p frame end at return (live)" in seen
 
 
+def test_a_test_of_a_calls_status_says_on_which_side_the_call_failed(models: ModelSet) -> None:
+    """A modelled call with a status returns one even when its model makes
+    nothing (a copy, a set): the side of a test where it failed names it."""
+    seen, _ = events(
+        """
+        from cuda.bindings import driver
+
+        OK = driver.CUresult.CUDA_SUCCESS
+
+        def f(p, n, stream):
+            (err,) = driver.cuMemsetD8Async(p, 0, n, stream)
+            if err != OK:
+                return 1
+            if err == OK:
+                return 2
+        """,
+        models,
+    )
+    assert only("failed-status", seen) == ["failed-status err != OK True"]
+    assert only("assume err", seen) == [
+        "assume err != OK True -",
+        "assume err != OK False -",
+        "assume err == OK True -",
+    ]
+
+
 def test_a_checker_keeps_facts_of_its_own_per_path(models: ModelSet) -> None:
     source = """
         from cuda.bindings import driver

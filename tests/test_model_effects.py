@@ -87,14 +87,18 @@ def test_the_rewritten_models_mean_what_the_old_ones_meant() -> None:
     assert _derived(now, _added_since(now, before)) == _derived(before)
 
 
+_CHECKERS_ONLY = (fx.Status, fx.OnStream, fx.Synchronize)
+
+
 def _added_since(now: ModelSet, before: ModelSet) -> frozenset[str]:
-    """The callees modelled since the format changed: entries whose only effect
-    is a status (calls that read their handles and keep none, for OWN205)."""
+    """The callees modelled since the format changed: entries whose only effects
+    are a status (calls that read their handles and keep none, for OWN205) or
+    stream work and synchronization (for OWN404), which only checkers read."""
     added = {
         name
         for table, old in ((now.by_last_name, before.by_last_name), (now.by_qualified, before.by_qualified))
         for name, model in table.items()
-        if name not in old and all(type(x) is fx.Status for x in model.effects)
+        if name not in old and all(type(x) in _CHECKERS_ONLY for x in model.effects)
     }
     return frozenset(added)
 
@@ -215,6 +219,42 @@ effects = [{ borrow = "receiver", thread-safe = true }]
     assert "go_async" not in models.by_last_name and "eat" not in models.by_last_name
 
 
+def test_work_on_a_stream_and_its_synchronization(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "last-name"
+
+[[call]]
+functions = ["copy_async"]
+effects = [{ stream = 3, reads = [0, 1] }]
+
+[[call]]
+functions = ["record"]
+effects = [{ stream = 1, marks = 0 }]
+
+[[call]]
+functions = ["wait_event"]
+effects = [{ stream = 0, waits = 1 }]
+
+[[call]]
+functions = ["sync"]
+effects = [{ synchronize = 0 }]
+
+[[call]]
+functions = ["sync_all"]
+effects = [{ synchronize = "all" }]
+"""
+    models = _load(tmp_path, text)
+    assert models.published("copy_async").effects == (fx.OnStream(3, (0, 1)),)
+    assert models.published("record").effects == (fx.OnStream(1, marks=0),)
+    assert models.published("wait_event").effects == (fx.OnStream(0, waits=1),)
+    assert models.published("sync").effects == (fx.Synchronize(0),)
+    assert models.published("sync_all").effects == (fx.Synchronize(None),)
+    copy = models.by_last_name["copy_async"]  # for the checkers only: the evaluator reads nothing of it
+    assert (copy.creates, copy.release, copy.status, copy.keep_alive) == ((), None, False, None)
+
+
 HEAD = "[model]\nname = 'x'\n"
 
 
@@ -286,6 +326,14 @@ HEAD = "[model]\nname = 'x'\n"
             "[[call]][0].effects: borrows and mappings are matched by last name",
         ),
         ("[[call]]\nfunctions = ['f']\neffects = [{ create = '' }]\n", "[[call]][0].effects[0].create: empty name"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ synchronize = 'stream' }]\n",
+            "[[call]][0].effects[0].synchronize: must be an argument's index or 'all'",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ stream = 1, reads = 0 }]\n",
+            "[[call]][0].effects[0].reads: must be a list of integers",
+        ),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ create = 'm', lifetime = 'forever' }]\n",
             "[[call]][0].effects[0].lifetime: one of 'owned', 'collected', 'process'",

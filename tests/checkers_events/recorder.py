@@ -65,6 +65,8 @@ class Recorder(Checker):
     def on_assume(self, e: Assume, out: Findings) -> None:
         subject = "obj" if e.obj is not None else "-"
         SEEN.append(f"assume {source_of(e.node)} {e.truth} {subject}")
+        if e.failed is not None:
+            SEEN.append(f"failed-status {source_of(e.node)} {e.truth}")
 
 
 class Released(Checker):

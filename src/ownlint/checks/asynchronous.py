@@ -40,13 +40,13 @@ to a name has no last reference that goes, so its death is not seen.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ownlint.engine.effects import Adopt, KeepAlive, Owner
-from ownlint.engine.events import CallPost, Checker, Death, Escape, Findings
-from ownlint.engine.state import Step
+from ownlint.engine.effects import Adopt, KeepAlive, OnStream, Owner, Synchronize
+from ownlint.engine.events import Assume, CallPost, CallPre, Checker, Death, Escape, Findings, Release, Replayed
+from ownlint.engine.state import LIVE, Step
 from ownlint.engine.values import Obj, Seq, Val, objects_in
 
 
@@ -62,9 +62,13 @@ class Escaped:
 
 @dataclass(frozen=True, slots=True)
 class InFlight:
-    """A memory owner that the submissions `events` (their event objects) may still read."""
+    """Memory that the submissions `events` (their event objects, or the
+    streams they were queued on) may still read: an owner, whose death frees
+    it, or (`owner` False) a handle, freed only by a release."""
 
     events: frozenset[Obj]
+    owner: bool = True
+    queued: Step | None = field(default=None, compare=False, hash=False)  # where work on a stream took it
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +79,15 @@ class Submission:
     after: frozenset[Obj]
 
 
+@dataclass(frozen=True, slots=True)
+class Synced:
+    """A stream or event the analysis knew nothing of, synchronized here (a
+    parameter): a caller learns that its work is done."""
+
+
 MEMORY = Memory()
 ESCAPED = Escaped()
+SYNCED = Synced()
 
 _HOW = {"return": "returns", "end": "ends"}  # how a frame ends -> the finding's `how`
 
@@ -91,12 +102,17 @@ class AsyncChecker(Checker):
             return ESCAPED
         if type(a) is InFlight or type(b) is InFlight:
             events = frozenset[Obj]()
+            owner = False
             for x in (a, b):
                 if type(x) is InFlight:
                     events |= x.events
-                elif type(x) is not Memory:
+                    owner = owner or x.owner
+                elif type(x) is Memory:
+                    owner = True
+                else:
                     return None
-            return InFlight(events)
+            queued = next((x.queued for x in (a, b) if type(x) is InFlight and x.queued is not None), None)
+            return InFlight(events, owner, queued)
         if type(a) is Submission and type(b) is Submission and a.step == b.step:
             return Submission(a.step, a.after & b.after)
         return None
@@ -107,6 +123,10 @@ class AsyncChecker(Checker):
                 for effect in entry.effects:
                     if type(effect) is KeepAlive:
                         self._submit(e, effect, out)
+                    elif type(effect) is OnStream:
+                        _queue(e, effect, out)
+                    elif type(effect) is Synchronize:
+                        _synchronize(e, effect, out)
                     elif type(effect) is Owner or type(effect) is Adopt:
                         kind = effect.kind if isinstance(effect, Owner) else effect.owner_kind
                         if isinstance(e.result, Obj) and kind in out.models.asynchronous.memory_owner_kinds:
@@ -127,14 +147,74 @@ class AsyncChecker(Checker):
             events = [x for x in items if isinstance(x, Obj) and type(out.fact(x)) is Submission]
             _complete(out, events if events and len(events) == len(items) else None)
 
+    def on_call_pre(self, e: CallPre, out: Findings) -> None:
+        """A release ordered on a stream (`free_async(p, s)`) runs after the
+        work queued on that stream, and after the events it was made to
+        wait: memory only that work reads is no longer in flight for it."""
+        model = e.model
+        if model is None or model.release is None or model.release.key is not None:
+            return
+        on = next((x for en in model.entries for x in en.effects if type(x) is OnStream), None)
+        if on is None:
+            return
+        positional = _positional(e.args)
+        stream = _object_at(positional, on.stream)
+        released = _at(positional, model.release.handle)
+        if stream is None or released is None:
+            return
+        ordered = {stream} | _after(out, stream)
+        for obj in objects_in(released):
+            fact = out.fact(obj)
+            if type(fact) is InFlight and fact.events <= ordered:
+                out.set_fact(obj, MEMORY if fact.owner else None)
+
+    def on_release(self, e: Release, out: Findings) -> None:
+        """Memory released while work queued on a stream may still read it."""
+        fact = out.fact(e.obj)
+        if type(fact) is not InFlight or e.state.reported:
+            return
+        if fact.queued is not None:
+            story: tuple[Step, ...] = (fact.queued,)
+        else:
+            submitted = [s.step for s in (out.fact(x) for x in sorted(fact.events, key=repr)) if type(s) is Submission]
+            story = tuple(submitted[:1])
+        out.report("OWN404", e.node, e.spelled, (("how", "released"),), story, obj=e.obj)
+
+    def on_assume(self, e: Assume, out: Findings) -> None:
+        """Where the path learns that a call queuing work on a stream
+        failed, it queued nothing."""
+        if e.failed is None:
+            return
+        for obj, fact in list(out.facts()):
+            if type(fact) is InFlight and fact.queued is not None and id(fact.queued.node) == e.failed:
+                out.set_fact(obj, MEMORY if fact.owner else None)
+
+    def on_replayed(self, e: Replayed, out: Findings) -> None:
+        """Memory a project function left in flight is in flight here on the
+        caller's streams (the callee's parameters and fields, as the caller
+        passed them); work on a stream of the callee's own is kept as it is."""
+        fact = out.fact(e.obj) if e.which in ("return",) or e.which.startswith("field") else out.fact_in(e.facts)
+        if type(fact) is Synced:
+            _complete(out, None)  # the callee synchronized what the caller gave it: conservatively, everything
+            return
+        if type(fact) is not InFlight:
+            return
+        events = set[Obj]()
+        for ev in fact.events:
+            mine = e.caller(ev) if e.caller is not None and ev.on_entry else ev
+            if isinstance(mine, Obj):
+                events.add(mine)
+        step = out.step(e.node, f"queued on a stream inside `{e.via.name}`; it may still run")
+        out.set_fact(e.obj, InFlight(frozenset(events), fact.owner, step) if events else None)
+
     def on_escape(self, e: Escape, out: Findings) -> None:
         fact = out.fact(e.obj)
-        if type(fact) is Memory or type(fact) is InFlight:
+        if type(fact) is Memory or (type(fact) is InFlight and fact.owner):
             out.set_fact(e.obj, ESCAPED)
 
     def on_death(self, e: Death, out: Findings) -> None:
         fact = out.fact(e.obj)
-        if type(fact) is not InFlight or e.state.reported:
+        if type(fact) is not InFlight or not fact.owner or e.state.reported:
             return
         how = e.cause if e.cause != "frame end" else _HOW.get(e.frame)
         if how is None:
@@ -190,4 +270,78 @@ def _complete(out: Findings, events: list[Obj] | None) -> None:
     for obj, fact in list(out.facts()):
         if type(fact) is InFlight and (events is None or fact.events & done):
             left = frozenset() if events is None else fact.events - done
-            out.set_fact(obj, InFlight(left) if left else MEMORY)
+            if left:
+                out.set_fact(obj, InFlight(left, fact.owner, fact.queued))
+            else:
+                out.set_fact(obj, MEMORY if fact.owner else None)
+
+
+def _positional(args: tuple[tuple[cst.Arg, Val], ...]) -> list[Val]:
+    return [v for a, v in args if a.keyword is None and not a.star]
+
+
+def _at(positional: list[Val], i: int | None) -> Val:
+    if i is None or not -len(positional) <= i < len(positional):
+        return None
+    return positional[i]
+
+
+def _object_at(positional: list[Val], i: int | None) -> Obj | None:
+    value = _at(positional, i)
+    return value if isinstance(value, Obj) else None
+
+
+def _after(out: Findings, obj: Obj) -> frozenset[Obj]:
+    """What waiting `obj` (an event, a stream) waits too."""
+    fact = out.fact(obj)
+    return fact.after if type(fact) is Submission else frozenset()
+
+
+def _queue(e: CallPost, on: OnStream, out: Findings) -> None:
+    """Work queued on a stream (`copy_async(dst, src, n, s)`): the handles
+    and memory owners it reads are in flight until the stream is
+    synchronized (or an event recorded after it is waited); an event
+    record marks the stream's work so far; a wait for an event orders the
+    stream's later work (and releases) after it. A stream that is no
+    object the analysis knows (the default stream `0`) is not followed."""
+    positional = _positional(e.args)
+    stream = _object_at(positional, on.stream)
+    if stream is None:
+        return
+    marked = _object_at(positional, on.marks)
+    if marked is not None:
+        out.set_fact(marked, Submission(out.step(e.node, "recorded here"), frozenset({stream}) | _after(out, stream)))
+    waited = _object_at(positional, on.waits)
+    fact = out.fact(stream)
+    if waited is not None:
+        step = fact.step if type(fact) is Submission else out.step(e.node, "made to wait here")
+        out.set_fact(stream, Submission(step, _after(out, stream) | {waited} | _after(out, waited)))
+    if not on.reads:
+        return
+    step = out.step(e.node, "queued on a stream here; it may still run")
+    if type(fact) is not Submission:
+        out.set_fact(stream, Submission(step, _after(out, stream)))
+    for i in on.reads:
+        for obj in objects_in(_at(positional, i)):
+            fact = out.fact(obj)
+            if type(fact) is Memory:
+                out.set_fact(obj, InFlight(frozenset({stream}), True, step))
+            elif type(fact) is InFlight:
+                out.set_fact(obj, InFlight(fact.events | {stream}, fact.owner, fact.queued or step))
+            elif fact is None:
+                state = out.state(obj)
+                if state is None or state.kind == LIVE:
+                    out.set_fact(obj, InFlight(frozenset({stream}), False, step))
+
+
+def _synchronize(e: CallPost, sync: Synchronize, out: Findings) -> None:
+    """A synchronization of a stream or an event known here completes its
+    work; of anything else (a parameter, the device) every submission's."""
+    known = None
+    if sync.arg is not None:
+        waited = _object_at(_positional(e.args), sync.arg)
+        if waited is not None and type(out.fact(waited)) is Submission:
+            known = [waited]
+        elif waited is not None and waited.on_entry and out.fact(waited) is None:
+            out.set_fact(waited, SYNCED)
+    _complete(out, known)

@@ -44,8 +44,8 @@ from cuda.bindings import driver
 def finish(stream):
     err, dptr = driver.cuMemAlloc(1 << 20)
     driver.cuMemsetD8Async(dptr, 0, 1 << 20, stream)
-    (first,) = driver.cuMemFree(dptr)
     (err,) = driver.cuStreamSynchronize(stream)
+    (first,) = driver.cuMemFree(dptr)
     (second,) = driver.cuMemFree(dptr)  # E: OWN201
     return first, second
 """,

@@ -20,6 +20,18 @@ of scope at a `return`. Waiting the event, an event that depends on it
 (`dEvents=[ev]`), the queue (`q.wait()`), `dpctl.SyclEvent.wait_for(events)`,
 or handing the arguments to `q._submit_keep_args_alive(args, events)` ends the
 danger. Reported at the `del`, the rebinding assignment or the `return`.
+
+Also reports memory released while work queued on a stream may still read
+or write it: a CUDA asynchronous copy, set or kernel launch
+(`cudaMemcpyAsync(dst, src, n, kind, stream)`, `cuLaunchKernel(..., stream,
+args, 0)`, CuPy's `cupy.cuda.runtime.memcpyAsync`: every model entry with a
+`stream` effect) followed by `cudaFree`, `cuMemFree`, `cudaFreeHost` of its
+memory before the stream is synchronized (`cudaStreamSynchronize(stream)`,
+`cudaEventSynchronize` of an event recorded after the work,
+`cudaDeviceSynchronize()`). A stream-ordered release (`cudaFreeAsync(p,
+stream)`) is ordered after the work of its own stream, and of the events
+that stream was made to wait (`cudaStreamWaitEvent`); on another stream it
+is reported. Reported at the release.
 """,
     why_bad="""
 An asynchronous submission returns before the kernel or copy has run, and
@@ -50,6 +62,21 @@ def start(q, kernel, n):
     ev = q.submit_async(kernel, [tmp, n], [n])
     return ev  # E: OWN404 (tmp dies here, the kernel may still run)
 """,
+        """
+from cuda.bindings import runtime as cudart
+
+
+def copy_back(host, n):
+    err, s1 = cudart.cudaStreamCreate()
+    err, s2 = cudart.cudaStreamCreate()
+    err, d = cudart.cudaMallocAsync(n, s1)
+    (err,) = cudart.cudaMemcpyAsync(host, d, n, cudart.cudaMemcpyKind.cudaMemcpyDeviceToHost, s1)
+    (err,) = cudart.cudaFreeAsync(d, s2)  # E: OWN404 (s2 is not ordered after the copy on s1)
+    (err,) = cudart.cudaStreamSynchronize(s1)
+    (err,) = cudart.cudaStreamSynchronize(s2)
+    (err,) = cudart.cudaStreamDestroy(s2)
+    (err,) = cudart.cudaStreamDestroy(s1)
+""",
     ),
     valid=(
         """
@@ -75,6 +102,18 @@ def start(q, kernel, n):
     ht = q._submit_keep_args_alive(args, [ev])  # the runtime holds them until ev completes
     return ev, ht
 """,
+        """
+from cuda.bindings import runtime as cudart
+
+
+def copy_back(host, n):
+    err, stream = cudart.cudaStreamCreate()
+    err, d = cudart.cudaMallocAsync(n, stream)
+    (err,) = cudart.cudaMemcpyAsync(host, d, n, cudart.cudaMemcpyKind.cudaMemcpyDeviceToHost, stream)
+    (err,) = cudart.cudaFreeAsync(d, stream)  # ordered after the copy
+    (err,) = cudart.cudaStreamSynchronize(stream)
+    (err,) = cudart.cudaStreamDestroy(stream)
+""",
     ),
     known_limits="""
 A memory object stored somewhere, or passed to a call that may keep it, is
@@ -84,11 +123,17 @@ waiting every submission. A submission is known by its call site: in a
 loop, waiting the latest event of a site counts as waiting the earlier ones.
 Memory made inside the submission's arguments and never bound to a name
 (`q.submit_async(k, [MemoryUSMDevice(n)], [n])`) is not followed. An
-explicit free or close of memory in flight is not reported yet.
+explicit free or close of a dpctl owner in flight is not reported yet. Work
+on a stream that is no known handle (the literal default stream `0`) is not
+followed, and a synchronization of a stream or event the analysis does not
+know counts as synchronizing everything. The synchronous CUDA frees
+(`cudaFree`, `cuMemFree`) may in practice wait for the device: the finding
+says the program relies on that, which the API does not promise for work of
+other streams or for `cudaFreeHost`.
 """,
     references="""
 dpctl: `SyclQueue.submit_async`, `memcpy_async`, `_submit_keep_args_alive`; SYCL 2020: event and queue
-`wait()`.
+`wait()`; CUDA Runtime API: stream-ordered memory allocator (`cudaFreeAsync`), stream synchronization.
 """,
     cwe=(416,),
     security_severity=8.0,
@@ -104,6 +149,13 @@ _HOW = {
 
 def describe(v: Violation) -> tuple[str, str, str]:
     what = f"`{v.handle}`" if v.handle else "memory passed to an asynchronous submission"
+    if v.fact("how") == "released":
+        return (
+            f"{what} is released while work queued on a stream may still use it",
+            "released here before the stream is synchronized",
+            "synchronize the stream (or wait an event recorded after the work) first, "
+            "or release it ordered on that stream",
+        )
     verb, label = _HOW.get(v.fact("how"), ("is released", "released here"))
     return (
         f"{what} {verb} while an asynchronous submission that uses it may still run",

@@ -4,7 +4,8 @@ entries in `rules/*.toml`, documented in `rules/README.md`).
 A model entry says what a callee does as a tuple of these small values
 (Infer Pulse's models and Pysa's `.pysa` files work this way): it creates a
 handle of a kind somewhere, releases one, lends one from an owner, adopts
-one, keeps its arguments alive until an event is waited, consumes a
+one, keeps its arguments alive until an event is waited, queues work on
+a stream, waits for a stream, consumes a
 capsule, maps an address range, ends a mapping, returns a status. Each
 effect is plain data: the loader (models.py) checks it and derives from the
 effects the fields the evaluator reads (model_types.CallModel's `creates`,
@@ -217,6 +218,31 @@ class ParentOf:
     parent: int
 
 
+@dataclass(frozen=True, slots=True)
+class OnStream:
+    """The call queues work on the stream (or in-order queue) at argument
+    `stream` and returns before it runs: the work reads or writes the
+    handles at `reads` (a list or tuple there: its elements) until that
+    stream is synchronized. With `marks`, the event at that argument
+    completes when the work queued on the stream so far does (an event
+    record); with `waits`, later work of the stream waits for the event at
+    that argument. A release in the same call is ordered on the stream:
+    after the work queued on it."""
+
+    stream: int
+    reads: tuple[int, ...] = ()
+    marks: int | None = None
+    waits: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Synchronize:
+    """The call waits until the stream or event at argument `arg` is done
+    (None: all work of the device)."""
+
+    arg: int | None
+
+
 Effect: TypeAlias = (
     Create
     | Release
@@ -232,6 +258,8 @@ Effect: TypeAlias = (
     | Unmap
     | Status
     | ParentOf
+    | OnStream
+    | Synchronize
 )
 """One effect of a call."""
 
@@ -249,6 +277,7 @@ __all__ = [
     "Lifetime",
     "MapDescriptor",
     "MapRange",
+    "OnStream",
     "Out",
     "Owner",
     "ParentOf",
@@ -257,5 +286,6 @@ __all__ = [
     "ReleaseReceiver",
     "Result",
     "Status",
+    "Synchronize",
     "Unmap",
 ]

@@ -347,12 +347,17 @@ class Assume:
     """The path takes the side `truth` of the test `node` (an `if`, `while`,
     `assert` or boolean operand). When the test is a name's truth value
     (`p`, `not p`), `obj` is the object the name holds and `truth` the truth
-    assumed of it (`not p` taken true: False); else `obj` is None."""
+    assumed of it (`not p` taken true: False); else `obj` is None. When the
+    test is of a status a modelled call returned (`if err != OK:`) and the
+    path takes the side where that call failed, `failed` is the id() of the
+    call's node (`id(CallPost.node)`): what checkers recorded at that call
+    did not happen on this path."""
 
     node: cst.BaseExpression
     truth: bool
     obj: Obj | None
     state: HState | None
+    failed: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

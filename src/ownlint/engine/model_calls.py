@@ -31,11 +31,14 @@ EFFECT_KEYS = (
     "unmap",
     "status",
     "parent",
+    "stream",
+    "synchronize",
 )
 """The key that names each kind of effect table."""
 
 RECEIVER = "receiver"
 WHOLE = "whole"
+ALL = "all"
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +223,24 @@ def _parent(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
     return fx.ParentOf(_at(r), parent)
 
 
+def _stream(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    return fx.OnStream(
+        r.get("stream", int, required=True),
+        reads=tuple(r.get("reads", "ints", [])),
+        marks=r.get("marks", int),
+        waits=r.get("waits", int),
+    )
+
+
+def _synchronize(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    arg = r.get("synchronize", object)
+    if arg == ALL:
+        return fx.Synchronize(None)
+    if not isinstance(arg, int) or isinstance(arg, bool):
+        r.fail("synchronize", f"must be an argument's index or '{ALL}' (all work of the device)")
+    return fx.Synchronize(r.get("synchronize", int))
+
+
 _READERS = {
     "create": _create,
     "release": _release,
@@ -233,12 +254,25 @@ _READERS = {
     "unmap": _unmap,
     "status": _status,
     "parent": _parent,
+    "stream": _stream,
+    "synchronize": _synchronize,
 }
 
 _ALONE: frozenset[type] = frozenset((fx.KeepAlive, fx.Consume, fx.ReleaseReceiver))
 """Effects the engine reads by name apart from a callee's model: an entry of their own."""
 _ONE_EACH: frozenset[type] = frozenset(
-    (fx.Release, fx.Borrow, fx.Adopt, fx.Owner, fx.MapRange, fx.MapDescriptor, fx.Unmap, fx.Status)
+    (
+        fx.Release,
+        fx.Borrow,
+        fx.Adopt,
+        fx.Owner,
+        fx.MapRange,
+        fx.MapDescriptor,
+        fx.Unmap,
+        fx.Status,
+        fx.OnStream,
+        fx.Synchronize,
+    )
 )
 """Effects a callee has at most once per entry."""
 
@@ -287,6 +321,8 @@ def _key(kind: type) -> str:
         fx.Unmap: "unmap",
         fx.Status: "status",
         fx.ParentOf: "parent",
+        fx.OnStream: "stream",
+        fx.Synchronize: "synchronize",
     }[kind]
 
 

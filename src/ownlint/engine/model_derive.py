@@ -144,7 +144,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
                 status = e
             case fx.KeepAlive():
                 keep_alive = e
-            case _:  # ParentOf: recorded in `entries`, read by no rule yet
+            case _:  # ParentOf, OnStream, Synchronize: in `entries`, for the checkers
                 pass
     return CallModel(
         creates=tuple(creates),

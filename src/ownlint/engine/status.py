@@ -20,9 +20,10 @@ from ownlint.engine.values import Const, Obj, Seq, Status, Sym, Val
 
 def made(call: cst.Call, before: dict[Obj, HState | None], st: PathState) -> Status | None:
     """The status of `call`, given the states of the objects it may change
-    as they were before it ran (None where it changed nothing)."""
+    as they were before it ran (a call that changed nothing still has one:
+    a test of it decides its outcome, which checkers learn from `Assume`)."""
     effects = tuple((o, hs, st.heap.get(o)) for o, hs in before.items() if st.heap.get(o) is not hs)
-    return Status(id(call), effects) if effects else None
+    return Status(id(call), effects)
 
 
 def result(status: Status | None, index: int | None, handles: dict[int, Val]) -> Val:

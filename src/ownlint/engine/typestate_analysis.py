@@ -292,12 +292,14 @@ class FunctionAnalysis:
             if s is not None and type(st.last) is Status:
                 s = equalities.assume(e.test, want, s)  # a status compared with constants is a local too
             if s is not None:
-                kept.append(self.assumed(e, want, s) if assumes else s)
+                failed = st.last.call if type(st.last) is Status and want == st.last.failed_if_true else None
+                kept.append(self.assumed(e, want, s, failed) if assumes else s)
         return _carrying(StateSet.of(kept), states) if kept else None
 
     # -- generic events at edges: a test assumed, the frame's end ---------------
-    def assumed(self, e: Edge, want: bool, st: PathState) -> PathState:
-        """`st` after the checkers saw `Assume` of the test of `e` taken `want`."""
+    def assumed(self, e: Edge, want: bool, st: PathState, failed: int | None = None) -> PathState:
+        """`st` after the checkers saw `Assume` of the test of `e` taken `want`
+        (`failed`: the call whose status the test says failed)."""
         test = e.test
         assert test is not None
         s = st.copy()
@@ -309,7 +311,7 @@ class FunctionAnalysis:
             subject = subject.target
         value = s.env.get(subject.value) if type(subject) is cst.Name else None
         obj = value if isinstance(value, Obj) else None
-        event = Assume(test, truth, obj, s.heap.get(obj) if obj is not None else None)
+        event = Assume(test, truth, obj, s.heap.get(obj) if obj is not None else None, failed)
         ev = self.evaluator_at(s, test)
         for handler in self.subscribers["assume"]:
             handler(event, ev)

@@ -215,6 +215,42 @@ effects = [{ borrow = "receiver", thread-safe = true }]
     assert "go_async" not in models.by_last_name and "eat" not in models.by_last_name
 
 
+def test_methods_of_a_receiver_made_by_listed_creators(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "qualified"
+
+[[call]]
+methods = ["open"]
+receiver-of = ["mine.Device"]
+effects = [{ create = "file", lifetime = "collected" }]
+
+[[call]]
+methods = ["open"]
+receiver-of = ["mine.Device"]
+effects = [{ owner = "file object" }]
+
+[[call]]
+methods = ["open"]
+receiver-of = ["Other"]
+effects = [{ create = "other" }]
+
+[[call]]
+methods = ["close"]
+effects = [{ release = "receiver", of = ["open"], idempotent = true }]
+"""
+    models = _load(tmp_path, text)
+    opened = models.receiver_method("open", "mine.Device")
+    assert opened is not None and opened.owner_kind == "file object"  # one creator's entries merge
+    assert [c.kind for c in opened.creates] == ["file"]
+    assert models.receiver_method("open", "x.Device") is None  # a qualified creator is matched whole
+    assert models.receiver_method("open", "x.Other") is not None  # a creator listed by its last name
+    assert "open" not in models.by_method and "open" not in models.by_last_name  # never by the name alone
+    assert models.idempotent_releases["close"] == ("open",)
+    assert models.by_method["close"].effects == (fx.ReleaseReceiver(("open",), idempotent=True),)
+
+
 HEAD = "[model]\nname = 'x'\n"
 
 
@@ -276,6 +312,22 @@ HEAD = "[model]\nname = 'x'\n"
             "`release = 'receiver'` needs `methods` instead of `functions`",
         ),
         ("[[call]]\nmethods = ['close']\neffects = [{ release = 0 }]\n", "[[call]][0].methods: names methods"),
+        (
+            "[[call]]\nfunctions = ['f']\nreceiver-of = ['g']\neffects = [{ create = 'm' }]\n",
+            "[[call]][0].receiver-of: names the creators of a method's receiver: it needs `methods`",
+        ),
+        (
+            "[[call]]\nmethods = ['f']\nreceiver-of = []\neffects = [{ create = 'm' }]\n",
+            "[[call]][0].receiver-of: must name at least one creator",
+        ),
+        (
+            "[[call]]\nmethods = ['f']\nreceiver-of = ['g']\neffects = [{ keep-alive = [0] }]\n",
+            "[[call]][0].receiver-of: `keep-alive` is matched by the method's name alone",
+        ),
+        (
+            "[[call]]\nmethods = ['f']\neffects = [{ release = 'receiver', of = ['g'], idempotent = 1 }]\n",
+            "[[call]][0].effects[0].idempotent: must be",
+        ),
         ("[[call]]\nfunctions = ['f']\neffects = [{ adopt = 0 }]\n", "an `adopt` needs an [ownership] table"),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ borrow = 'receiver', method = 'none' }]\n",

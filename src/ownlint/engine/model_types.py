@@ -353,8 +353,14 @@ class ModelSet:
         return url.replace("{name}", qualified.rpartition(".")[2]) if url is not None else None
 
     def _models_of(self, qualified: str) -> list[str]:
-        """The models that create, release, adopt, lend or map with the callee `qualified`."""
+        """The models that create, release, adopt, lend or map with the callee
+        `qualified` (a method: with the entries that name it)."""
         cm = self.call(qualified)
+        if cm is None:
+            last = qualified.rpartition(".")[2]
+            typed = self.receiver_methods.get(last, ())
+            method = self.by_method.get(last) or (typed[-1][1] if typed else None)
+            return [e.model for e in method.entries] if method is not None else []
         if cm is None:
             return []
         named = [c.model for c in cm.creates]

@@ -63,6 +63,8 @@ def _derived(models: ModelSet, since: frozenset[str] = frozenset()) -> dict[str,
     for table in ("by_last_name", "by_qualified"):
         fields[table] = {k: dataclasses.replace(v, entries=()) for k, v in fields[table].items() if k not in since}
     fields["non_raising"] = {n for n in models.non_raising if n not in since}
+    for said_since in ("receiver_methods", "idempotent_releases"):  # no older file can say these
+        del fields[said_since]
     fields["memory"] = dataclasses.replace(models.memory, descriptor_re=None)  # compiled from descriptor_pattern
     return fields
 
@@ -82,9 +84,19 @@ def test_the_rewritten_models_mean_what_the_old_ones_meant() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         before = load_model_files(sorted(BEFORE.glob("*.toml")))
-    now = load_models()
-    assert sorted(p.name for p in BEFORE.glob("*.toml")) == sorted(p.name for p in now.files)
+    names = sorted(p.name for p in BEFORE.glob("*.toml"))
+    bundled = sorted(p.name for p in builtin_model_dir().glob("*.toml"))
+    assert set(names) <= set(bundled)
+    # a file written after the format changed (cuda_core.toml: methods of typed receivers) has no "before"
+    assert set(bundled) - set(names) <= AFTER_THE_FORMAT
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        now = load_model_files([builtin_model_dir() / n for n in names])
     assert _derived(now, _added_since(now, before)) == _derived(before)
+
+
+AFTER_THE_FORMAT = frozenset({"cuda_core.toml"})
+"""Bundled model files first written in the effects format, which no older file could say."""
 
 
 def _added_since(now: ModelSet, before: ModelSet) -> frozenset[str]:

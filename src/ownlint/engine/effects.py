@@ -80,9 +80,13 @@ class Release:
 @dataclass(frozen=True, slots=True)
 class ReleaseReceiver:
     """A method (`alloc.free()`) that releases its receiver when one of the
-    callees `of` made it (a method name alone is too common to trust)."""
+    callees `of` made it (a method name alone is too common to trust). With
+    `idempotent`, calling it again on the released receiver does nothing
+    (no double release: the object forgot its handle); a use afterwards is
+    still one."""
 
     of: tuple[str, ...]
+    idempotent: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ import libcst as cst
 from ownlint.engine.cfg import CFG
 from ownlint.engine.events import Facts, Subscribers
 from ownlint.engine.field_fates import FieldFate
-from ownlint.engine.model_types import AddressMap, Unmap
+from ownlint.engine.model_types import AddressMap, CallModel, Unmap
 from ownlint.engine.models import Adopt, Borrow, MapCall, ModelSet
 from ownlint.engine.names import ModuleNames
 from ownlint.engine.state import HState, PathState, Step
@@ -119,6 +119,7 @@ class Calls(Protocol):
     """`typestate_calls.CallEval`, as the other components see it."""
 
     def guarded(self, qualified: str, modules: tuple[str, ...]) -> bool: ...
+    def receiver_model(self, node: cst.Call, receiver: Val) -> CallModel | None: ...
     def new_owner(self, node: cst.CSTNode, kind: str, label: str) -> Obj: ...
     def use(
         self,

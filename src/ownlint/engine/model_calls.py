@@ -44,13 +44,15 @@ ALL = "all"
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One model entry: the callees it names and what each of them does. `methods`
-    are method names of any receiver (a release by method); `functions` are
-    matched as the file's `match` says."""
+    are method names (a release by method, or with `receiver_of` the methods
+    of a receiver one of those callees made: `x = lib.Device(); x.open()`);
+    `functions` are matched as the file's `match` says."""
 
     where: str  # "[[call]][3]", or the old section's name: errors and notes name it
     functions: tuple[str, ...]
     methods: tuple[str, ...]
     effects: tuple[fx.Effect, ...]
+    receiver_of: tuple[str, ...] = ()
 
 
 def read_call(r: TableReader, success: tuple[str, ...]) -> Entry:
@@ -59,12 +61,17 @@ def read_call(r: TableReader, success: tuple[str, ...]) -> Entry:
     methods = r.get("methods", list)
     if (functions is None) == (methods is None):
         r.fail("functions" if functions is not None else "", "needs one of `functions` and `methods`")
+    receiver_of = r.get("receiver-of", list)
+    if receiver_of is not None and methods is None:
+        r.fail("receiver-of", "names the creators of a method's receiver: it needs `methods`")
+    if receiver_of is not None and not receiver_of:
+        r.fail("receiver-of", "must name at least one creator")
     raw = r.get("effects", "list of tables", required=True)
     if not raw:
         r.fail("effects", "must name at least one effect")
     r.done()
     found = tuple(_effect(TableReader(r.path, f"{r.where}.effects[{j}]", t), success) for j, t in enumerate(raw))
-    entry = Entry(r.where, tuple(functions or ()), tuple(methods or ()), found)
+    entry = Entry(r.where, tuple(functions or ()), tuple(methods or ()), found, tuple(receiver_of or ()))
     check_entry(r, entry)
     return entry
 
@@ -118,7 +125,7 @@ def _create(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
 def _release(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
     arg = _index_or_receiver(r, "release")
     if arg is None:
-        return fx.ReleaseReceiver(tuple(r.get("of", list, required=True)))
+        return fx.ReleaseReceiver(tuple(r.get("of", list, required=True)), r.get("idempotent", bool, False))
     return fx.Release(arg, keyed=r.get("keyed", bool, False))
 
 
@@ -290,8 +297,15 @@ def check_entry(r: TableReader, entry: Entry) -> None:
         alone = next(k for k in kinds if k in _ALONE)
         r.fail("effects", f"`{_key(alone)}` must be the only effect of its entry")
     receiver = fx.ReleaseReceiver in seen
-    if entry.methods and not receiver:
-        r.fail("methods", f"names methods whose receiver is released: its effect is `release = '{RECEIVER}'`")
+    if entry.receiver_of and not seen.isdisjoint(_ALONE):
+        alone = next(k for k in kinds if k in _ALONE)
+        r.fail("receiver-of", f"`{_key(alone)}` is matched by the method's name alone: no `receiver-of`")
+    if entry.methods and not receiver and not entry.receiver_of:
+        r.fail(
+            "methods",
+            f"names methods whose receiver is released (`release = '{RECEIVER}'`)"
+            " or made by a creator of `receiver-of`",
+        )
     if receiver and not entry.methods:
         r.fail("effects", f"`release = '{RECEIVER}'` needs `methods` instead of `functions`")
     if fx.Create not in seen:

@@ -2,7 +2,9 @@
 a `CallModel` per callee (its `creates`, `release`, `adopt`, `borrow`,
 `owner_kind`, `record`, `maps`, `address_map`, `unmap`, `status`,
 `status_index`), the entries matched by a method's name alone
-(`ModelSet.by_method`), and the tables read by name (`ModelSet.release_methods`,
+(`ModelSet.by_method`), the methods of receivers made by given creators
+(`ModelSet.receiver_methods`), and the tables read by name
+(`ModelSet.release_methods`, `idempotent_releases`,
 `observed` (effects only checkers apply), `ended_by`).
 
 Entries for one callee merge in load order: `creates` add up, and each field
@@ -55,7 +57,17 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
     if type(first) is fx.ReleaseReceiver:
         for m in entry.methods:
             models.release_methods[m] = models.release_methods.get(m, ()) + first.of
+            if first.idempotent:
+                models.idempotent_releases[m] = models.idempotent_releases.get(m, ()) + first.of
             _add_method(models, m, ModelEntry(ctx.model, effects), ctx)
+        return
+    if entry.receiver_of:
+        for m in entry.methods:
+            update = call_model(m, ModelEntry(ctx.model, effects), ctx)
+            known = dict(models.receiver_methods.get(m, ()))
+            old = known.pop(entry.receiver_of, None)  # the same creators: the entries merge
+            typed = (entry.receiver_of, update if old is None else merge(old, update))
+            models.receiver_methods[m] = (*known.items(), typed)
         return
     if type(first) is fx.KeepAlive:
         for fn in entry.functions:

@@ -288,6 +288,11 @@ class ModelSet:
     success: set[str] = field(default_factory=set)
     # `x.m()` releases `x` when one of these creators made it: method name -> creators
     release_methods: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # ... and of those, the creators whose release method may run again harmlessly
+    idempotent_releases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # `x.m(...)` does what a model says when one of its creators made `x`:
+    # method name -> (creators, what the call does), in load order
+    receiver_methods: dict[str, tuple[tuple[tuple[str, ...], CallModel], ...]] = field(default_factory=dict)
     # entries whose effects only the checkers apply (a consumption), by callee
     # (a last name, or a qualified one): published with `CallPost.model`
     observed: dict[str, tuple[ModelEntry, ...]] = field(default_factory=dict)
@@ -325,6 +330,17 @@ class ModelSet:
         (an entry matched by the method's name alone), if anything."""
         return self.by_method.get(name)
 
+    def receiver_method(self, name: str, made_by: str) -> CallModel | None:
+        """What the method `name` does on a receiver that the callee `made_by`
+        made (a creator named by its qualified or its last name), if a model
+        says: the latest entry that names it."""
+        last = made_by.rpartition(".")[2]
+        found = None
+        for creators, cm in self.receiver_methods.get(name, ()):
+            if made_by in creators or last in creators:
+                found = cm
+        return found
+
     def reference_of(self, qualified: str) -> str | None:
         """Where the API of the callee `qualified` is specified, if its model says so."""
         return next((self.references[n] for n in self._models_of(qualified) if n in self.references), None)
@@ -337,8 +353,14 @@ class ModelSet:
         return url.replace("{name}", qualified.rpartition(".")[2]) if url is not None else None
 
     def _models_of(self, qualified: str) -> list[str]:
-        """The models that create, release, adopt, lend or map with the callee `qualified`."""
+        """The models that create, release, adopt, lend or map with the callee
+        `qualified` (a method: with the entries that name it)."""
         cm = self.call(qualified)
+        if cm is None:
+            last = qualified.rpartition(".")[2]
+            typed = self.receiver_methods.get(last, ())
+            method = self.by_method.get(last) or (typed[-1][1] if typed else None)
+            return [e.model for e in method.entries] if method is not None else []
         if cm is None:
             return []
         named = [c.model for c in cm.creates]

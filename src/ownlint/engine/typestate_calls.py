@@ -12,6 +12,7 @@ from ownlint.engine import status
 from ownlint.engine.effects import KeepAlive
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Release, Use
+from ownlint.engine.model_types import CallModel
 from ownlint.engine.models import Create
 from ownlint.engine.models import Release as Release_
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
@@ -102,6 +103,9 @@ class CallEval:
                     self.ev.names.stored(node, v, "container")
             return None
         model = models.call(qualified)
+        typed = self.receiver_model(node, receiver) if method else None
+        if typed is not None:
+            model = typed  # `x.m()` on an `x` that one of the method's creators made
         if model is not None and model.borrow is not None:
             b = model.borrow
             if (method and b.method == "any") or (method and b.method == "tracked" and self.is_owner(receiver)):
@@ -185,6 +189,7 @@ class CallEval:
                 self.ev.names.escape(v)
         if model is not None and model.owner_kind is not None:
             result = self.new_owner(node, model.owner_kind, "made here")
+            self.fa.creators[result] = self.fa.names.qualify(node.func) or qualified
         last = qualified.rpartition(".")[2]
         if last in self.models.forbidden:
             return Prop(last)
@@ -236,6 +241,14 @@ class CallEval:
                 objs.append(self.fa.site_object(node, "created", create.out))
         return {o: self.ev.st.heap.get(o) for o in objs}
 
+    def receiver_model(self, node: cst.Call, receiver: Val) -> CallModel | None:
+        """What the models say of `x.m(...)` for the `x` at hand: an entry for
+        the method `m` of receivers that `x`'s creator made (`receiver-of`)."""
+        if not self.models.receiver_methods or not isinstance(receiver, Obj) or type(node.func) is not cst.Attribute:
+            return None
+        made_by = self.fa.creators.get(receiver)
+        return self.models.receiver_method(node.func.attr.value, made_by) if made_by is not None else None
+
     def release_method(self, node: cst.Call, receiver: Val) -> bool:
         """`x.m()` that releases `x`: `m` is a release method of the creator that made `x`."""
         assert type(node.func) is cst.Attribute
@@ -243,6 +256,12 @@ class CallEval:
         made_by = self.fa.creators.get(receiver) if creators is not None and isinstance(receiver, Obj) else None
         if made_by is None or (made_by not in creators and made_by.rpartition(".")[2] not in creators):  # type: ignore[operator]
             return False
+        again = self.models.idempotent_releases.get(node.func.attr.value, ())
+        assert isinstance(receiver, Obj)
+        if self.ev.st.heap.get(receiver, LIVE_STATE).kind == FREED and (
+            made_by in again or made_by.rpartition(".")[2] in again
+        ):
+            return True  # released already, and a second call does nothing
         self.free(receiver, node, node.func.value)
         return True
 

@@ -197,11 +197,16 @@ class Evaluator:
         handlers = self.on["call_post"]
         if not handlers:
             return result
-        event = CallPost(node, callee, args, result, receiver, self.model_of(node, callee), made, method, mapped)
+        model = self.model_of(node, callee, receiver)
+        event = CallPost(node, callee, args, result, receiver, model, made, method, mapped)
         return self.publish_value(handlers, event, result)
 
-    def model_of(self, node: cst.Call, callee: str) -> CallModel | None:
-        """What the models say of a call (`CallPost.model`)."""
+    def model_of(self, node: cst.Call, callee: str, receiver: Val = None) -> CallModel | None:
+        """What the models say of a call (`CallPost.model`): with `receiver`,
+        what they say of that receiver's method first."""
+        model = self.calls.receiver_model(node, receiver) if receiver is not None else None
+        if model is not None:
+            return model
         model = self.models.published(callee) if callee != "?" else None
         if model is None and type(node.func) is cst.Attribute:
             model = self.models.method(node.func.attr.value)
@@ -209,7 +214,7 @@ class Evaluator:
 
     def call_pre(self, node: cst.Call, callee: str, args: tuple[tuple[cst.Arg, Val], ...], receiver: Val) -> None:
         """`CallPre`: the call's callee, arguments and receiver are evaluated."""
-        event = CallPre(node, callee, args, receiver, self.model_of(node, callee), self.call_method)
+        event = CallPre(node, callee, args, receiver, self.model_of(node, callee, receiver), self.call_method)
         for handler in self.on["call_pre"]:
             handler(event, self)
 

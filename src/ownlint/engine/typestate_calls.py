@@ -44,7 +44,10 @@ class CallEval:
         if qualified in models.out_parameter and node.args:
             arg = node.args[0].value
             how = "pointer" if qualified in models.memory.keeps_alive else "byref"
-            return Ref(target_key(arg, fa.self_name, self.ev.st.env), self.ev.expr(arg), how)
+            value = self.ev.expr(arg)  # an assignment expression binds its name here
+            if type(arg) is cst.NamedExpr:
+                arg = arg.target  # `byref(x := T())` writes into what `x` names from now on
+            return Ref(target_key(arg, fa.self_name, self.ev.st.env), value, how)
         receiver: Val = None
         receiver_store = False
         on_self = False

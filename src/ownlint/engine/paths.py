@@ -26,8 +26,8 @@ and the next read is a new value. A path may have changed when
 
 A container literal a name holds (`bufs = [d]`, a `Seq` or a `Dict`) that
 is changed in place the same ways (an item assigned or deleted, a method
-other than a read-only one) is forgotten too: its elements escape, and the
-name holds an unknown value from there on.
+other than a read-only one) is forgotten too, unless it is empty: its
+elements escape, and the name holds an unknown value from there on.
 
 Known limits: a container changed through an alias (`other = bufs;
 other.pop()`) is not seen to change; two different keys (`bufs[i]`,
@@ -161,7 +161,10 @@ class PathsEval:
     def _forget_literal(self, root: str) -> None:
         env = self.ev.st.env
         held = env.get(root)
-        if type(held) is Seq or type(held) is Dict:
+        if (type(held) is Seq or type(held) is Dict) and held.items:
+            # (an empty one is left as it is: reading it finds nothing, so its
+            # elements are read as paths, which the change forgets; and a
+            # list filled on one branch only does not split the paths)
             self.ev.names.escape(held)
             unknown = self.fa.site_object(self.fa.cfg.node, "changed in place", root)
             self.ev.names.forget(unknown)

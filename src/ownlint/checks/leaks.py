@@ -31,6 +31,7 @@ import libcst as cst
 
 from ownlint.engine import effects as fx
 from ownlint.engine.events import Bind, CallPost, CallPre, Checker, Death, Escape, Findings, Release, Transfer
+from ownlint.engine.iteration import Previous
 from ownlint.engine.state import LIVE, Step
 from ownlint.engine.values import Obj, Ref, Seq, Status, Val, objects_in
 
@@ -159,11 +160,11 @@ class LeakChecker(Checker):
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves
         if e.name is not None and "." in e.name:
             return  # a field (`del self.h`): whether its class releases it is not followed
-        if e.cause == "rebound" and (_contains(e.node, fact.call) or _calls(e.node, fact.callee)):
-            # a loop made it again: the one that dies is the previous iteration's, whose facts the
-            # new creation replaced (it may have been stored away); or the same creator is called
-            # again, as tests do after a creation meant to fail (`assert err == CUDA_ERROR_...`,
-            # which the analysis does not read as a failure): not followed
+        remade = type(e.obj) is Previous and _contains(e.node, fact.call)
+        if e.cause == "rebound" and not remade and (_contains(e.node, fact.call) or _calls(e.node, fact.callee)):
+            # the same creator is called again, as tests do after a creation meant to fail (`assert
+            # err == CUDA_ERROR_...`, which the analysis does not read as a failure): not followed.
+            # A loop that makes it again (`remade`) loses the previous iteration's handle there.
             return
         out.set_fact(e.obj, None)
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)

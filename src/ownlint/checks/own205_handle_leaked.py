@@ -94,9 +94,9 @@ def make_stream():
 """,
     ),
     known_limits="""
-A handle a loop makes again on each iteration is not followed past its
-iteration (where the loop rebinds its name, the previous one's story is
-gone). A handle a project helper makes and returns (`make_stream()` above)
+A handle a loop makes again on each iteration while the previous one is
+still held is reported at the rebinding in the loop (one finding per
+creation). A handle a project helper makes and returns (`make_stream()` above)
 is a new handle at each caller. A creation's status tuple given to a
 function whose value the analysis does not know (`stream =
 check(cudart.cudaStreamCreate())`, a status-checking wrapper) is taken to

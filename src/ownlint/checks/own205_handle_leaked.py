@@ -145,6 +145,12 @@ def describe(v: Violation) -> tuple[str, str, str]:
             "stored here, never released",
             f"release it where `{cls}` releases its handles (`close`, `__exit__`, `__del__`), or keep it in an owner object",
         )
+    if v.fact("how") == "mapping":
+        return (
+            f"the mapping of {what} made by `{v.fact('made by')}` is never ended when the function ends",
+            "lost here, never ended",
+            "end it (its unregister or unmap call) on every path, in `finally` if a call may raise",
+        )
     verb, label = _HOW.get(v.fact("how"), _HOW["frame end"])
     return (
         f"{what} {verb} without being released",

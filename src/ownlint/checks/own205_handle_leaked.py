@@ -19,7 +19,10 @@ the function falls off its end (reported on its last statement), where its
 last name is rebound or deleted; where it is stored in a field of `self`
 (or added to a container field) that no method of its class releases or
 hands off (the class's `__del__`, `close` or `__exit__` release other fields,
-or it has none). One finding per handle, at the first
+or it has none). A host registration (`cudaHostRegister(a, n, flags)`: a
+mapping whose model names the call that ends it) of memory a local name
+holds is lost where the function returns or ends with it still live and the
+memory neither returned nor handed off. One finding per handle, at the first
 place in the file where it is lost; the creation is the related location.
 
 Handed off, and no leak: returned or yielded (alone, or in a tuple, list or

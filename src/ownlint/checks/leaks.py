@@ -30,9 +30,22 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ownlint.engine import effects as fx
-from ownlint.engine.events import Bind, CallPost, CallPre, Checker, Death, Escape, Findings, Release, Transfer
-from ownlint.engine.state import LIVE, Step
-from ownlint.engine.values import Obj, Ref, Seq, Status, Val, objects_in
+from ownlint.engine.events import (
+    Bind,
+    CallPost,
+    CallPre,
+    Checker,
+    Death,
+    Escape,
+    Findings,
+    FrameEnd,
+    Release,
+    Stored,
+    Transfer,
+)
+from ownlint.engine.iteration import Previous
+from ownlint.engine.state import FREED, LIVE, Step
+from ownlint.engine.values import Obj, Ref, Seq, Site, Status, Val, objects_in
 
 # effects by which a modelled call keeps a handle passed to it
 _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
@@ -49,6 +62,17 @@ class Held:
     callee: str
     risk_id: int = 0
     risk: Step | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Mapped:
+    """A mapping of memory this function made (`cudaHostRegister(a, n, f)`)
+    that a model's call must end, made by the call `call` of `callee`;
+    `spelled`: how that call names the memory."""
+
+    call: int
+    callee: str
+    spelled: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +114,18 @@ class LeakChecker(Checker):
                     out.set_fact(obj, None if keeps and obj not in returned else fact.held)
                 elif type(fact) is Held and e.model is None and obj not in returned:
                     out.set_fact(obj, None)  # given to an unknown call that published no escape (a thread's `args`)
+        if e.model is None or modelled_keeps:
+            _mapped_given(e, out)
+        if e.mapped and e.model is not None and any(type(x) is fx.MapRange and x.released_by for x in e.model.effects):
+            # memory mapped already: this mapping fails as an overlap (OWN301's), nothing to end
+            before = {hs.span.address for o, hs in out.spans() if o not in e.mapped and hs.kind == LIVE and hs.span}
+            for obj in e.mapped:
+                hs = out.state(obj)
+                if hs is not None and hs.span is not None and isinstance(hs.span.address, Site):
+                    spelled = _spelled(e, hs.span.address)
+                    if hs.span.address in before or not out.local(spelled):
+                        continue  # or memory given as no local name (`self.buf`): kept where it outlives the call
+                    out.set_fact(obj, Mapped(id(e.node), e.callee.rpartition(".")[2], spelled))
         if e.made and e.model is not None and _owned(e.model.effects) and not _into_callers(e, out):
             held = Held(id(e.node), e.callee.rpartition(".")[2])
             for obj in e.made:
@@ -138,6 +174,25 @@ class LeakChecker(Checker):
         elif type(fact) is Passed and fact.site != id(e.node):
             out.set_fact(e.obj, None)  # it went out of sight in an earlier statement
 
+    def on_stored(self, e: Stored, out: Findings) -> None:
+        """Memory kept where it outlives the function keeps its mappings."""
+        _mapping_handed_off({e.obj}, out)
+
+    def on_frame_end(self, e: FrameEnd, out: Findings) -> None:
+        """A mapping (a host registration) of memory this function made that
+        is still live when it returns or ends, the memory neither returned nor
+        handed off, is never ended: OWN205 at the end."""
+        if e.how == "raise" or out.merged:
+            return
+        returned = objects_in(e.value)
+        for span, hs in list(out.spans()):
+            fact = out.fact(span)
+            if type(fact) is not Mapped or hs.kind != LIVE or hs.reported or hs.span is None:
+                continue
+            if hs.span.address not in returned and _memory_live(hs.span.address, out):
+                out.set_fact(span, None)
+                out.report("OWN205", e.node, fact.spelled, (("how", "mapping"), ("made by", fact.callee)), obj=span)
+
     def on_release(self, e: Release, out: Findings) -> None:
         out.set_fact(e.obj, None)
 
@@ -159,14 +214,43 @@ class LeakChecker(Checker):
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves
         if e.name is not None and "." in e.name:
             return  # a field (`del self.h`): whether its class releases it is not followed
-        if e.cause == "rebound" and (_contains(e.node, fact.call) or _calls(e.node, fact.callee)):
-            # a loop made it again: the one that dies is the previous iteration's, whose facts the
-            # new creation replaced (it may have been stored away); or the same creator is called
-            # again, as tests do after a creation meant to fail (`assert err == CUDA_ERROR_...`,
-            # which the analysis does not read as a failure): not followed
+        remade = type(e.obj) is Previous and _contains(e.node, fact.call)
+        if e.cause == "rebound" and not remade and (_contains(e.node, fact.call) or _calls(e.node, fact.callee)):
+            # the same creator is called again, as tests do after a creation meant to fail (`assert
+            # err == CUDA_ERROR_...`, which the analysis does not read as a failure): not followed.
+            # A loop that makes it again (`remade`) loses the previous iteration's handle there.
             return
         out.set_fact(e.obj, None)
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
+
+
+def _mapped_given(e: CallPost, out: Findings) -> None:
+    """The memory of a mapping given to a call that may keep it (an unknown or
+    project function): the mapping goes with it."""
+    given = {obj for _, value in e.args for obj in objects_in(value)}
+    if given:
+        _mapping_handed_off(given, out)
+
+
+def _mapping_handed_off(memory: set[Obj], out: Findings) -> None:
+    for span, hs in list(out.spans()):
+        if type(out.fact(span)) is Mapped and hs.span is not None and hs.span.address in memory:
+            out.set_fact(span, None)
+
+
+def _memory_live(address: Val, out: Findings) -> bool:
+    """Whether the mapped memory is not released (a reservation freed ends
+    what is mapped in it, or the release fails)."""
+    hs = out.state(address) if isinstance(address, Obj) else None
+    return hs is None or hs.kind != FREED
+
+
+def _spelled(e: CallPost, address: Obj) -> str:
+    """How the call spells the memory it maps (the first argument that holds it)."""
+    for arg, value in e.args:
+        if address in objects_in(value) and type(arg.value) is cst.Name:
+            return arg.value.value
+    return ""
 
 
 def _into_field(key: str, obj: Obj, node: cst.CSTNode, elements: bool, out: Findings) -> None:

@@ -19,7 +19,10 @@ the function falls off its end (reported on its last statement), where its
 last name is rebound or deleted; where it is stored in a field of `self`
 (or added to a container field) that no method of its class releases or
 hands off (the class's `__del__`, `close` or `__exit__` release other fields,
-or it has none). One finding per handle, at the first
+or it has none). A host registration (`cudaHostRegister(a, n, flags)`: a
+mapping whose model names the call that ends it) of memory a local name
+holds is lost where the function returns or ends with it still live and the
+memory neither returned nor handed off. One finding per handle, at the first
 place in the file where it is lost; the creation is the related location.
 
 Handed off, and no leak: returned or yielded (alone, or in a tuple, list or
@@ -94,9 +97,9 @@ def make_stream():
 """,
     ),
     known_limits="""
-A handle a loop makes again on each iteration is not followed past its
-iteration (where the loop rebinds its name, the previous one's story is
-gone). A handle a project helper makes and returns (`make_stream()` above)
+A handle a loop makes again on each iteration while the previous one is
+still held is reported at the rebinding in the loop (one finding per
+creation). A handle a project helper makes and returns (`make_stream()` above)
 is a new handle at each caller. A creation's status tuple given to a
 function whose value the analysis does not know (`stream =
 check(cudart.cudaStreamCreate())`, a status-checking wrapper) is taken to
@@ -144,6 +147,12 @@ def describe(v: Violation) -> tuple[str, str, str]:
             f"a handle is stored in {what}, which no method of `{cls}` releases ({others})",
             "stored here, never released",
             f"release it where `{cls}` releases its handles (`close`, `__exit__`, `__del__`), or keep it in an owner object",
+        )
+    if v.fact("how") == "mapping":
+        return (
+            f"the mapping of {what} made by `{v.fact('made by')}` is never ended when the function ends",
+            "lost here, never ended",
+            "end it (its unregister or unmap call) on every path, in `finally` if a call may raise",
         )
     verb, label = _HOW.get(v.fact("how"), _HOW["frame end"])
     return (

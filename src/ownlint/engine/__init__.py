@@ -25,7 +25,9 @@ What a checker (events.Checker) can rely on:
   returned value, falling off the end, raise), a branch taken (`Assume`),
   and the older per-family events (uses, releases, transfers, returns). A
   checker may read the engine's typestates (`Findings.state`, `spans`) but
-  not write them. Events come in the order the path runs them; a handler
+  not write them, and ask what the methods of the running method's class
+  may do to one of its attributes (`Findings.field_fate`, field_fates.py:
+  read off their syntax and the models, not run). Events come in the order the path runs them; a handler
   runs once per path state reaching the point (paths the engine merged
   count once).
 - **Where a checker may write.** Only through the `Findings` it is handed:

@@ -211,11 +211,25 @@ class Status:
 @dataclass(frozen=True, slots=True)
 class ParentOf:
     """What the call makes at `child` belongs to the handle at argument
-    `parent` (memory to its context, a kernel to its module). Recorded only:
-    no rule reads it yet."""
+    `parent` (memory to its context, a kernel to its module; None: to the
+    handle a `Current` effect made current on the path): destroying the
+    parent ends the child, and (`releases`) releases it too; else the child
+    must still be released (memory mapped from an external memory object)."""
 
     child: At
-    parent: int
+    parent: int | None
+    releases: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    """The call makes the handle at argument `arg` (with `made`: the handle
+    the call makes) the current one of its thread, which a `ParentOf` with
+    no parent argument takes as the parent; neither: which handle is
+    current is not known any more (a pop)."""
+
+    arg: int | None = None
+    made: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +272,7 @@ Effect: TypeAlias = (
     | Unmap
     | Status
     | ParentOf
+    | Current
     | OnStream
     | Synchronize
 )
@@ -271,6 +286,7 @@ __all__ = [
     "Borrow",
     "Consume",
     "Create",
+    "Current",
     "Effect",
     "Element",
     "KeepAlive",

@@ -31,6 +31,7 @@ EFFECT_KEYS = (
     "unmap",
     "status",
     "parent",
+    "current",
     "stream",
     "synchronize",
 )
@@ -39,6 +40,9 @@ EFFECT_KEYS = (
 RECEIVER = "receiver"
 WHOLE = "whole"
 ALL = "all"
+CURRENT = "current"
+MADE = "made"
+NONE = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,8 +223,24 @@ def _status(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
 
 
 def _parent(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
-    parent = r.get("parent", int, required=True)
-    return fx.ParentOf(_at(r), parent)
+    parent = r.get("parent", object, required=True)
+    releases = r.get("releases", bool, True)
+    if parent == CURRENT:
+        return fx.ParentOf(_at(r), None, releases)
+    if not isinstance(parent, int) or isinstance(parent, bool):
+        r.fail("parent", f"must be an argument index or '{CURRENT}' (the handle made current)")
+    return fx.ParentOf(_at(r), r.get("parent", int), releases)
+
+
+def _current(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    value = r.get("current", object, required=True)
+    if value == MADE:
+        return fx.Current(made=True)
+    if value == NONE:
+        return fx.Current()
+    if not isinstance(value, int) or isinstance(value, bool):
+        r.fail("current", f"must be an argument index, '{MADE}' (what the call makes) or '{NONE}' (not known)")
+    return fx.Current(r.get("current", int))
 
 
 def _stream(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
@@ -254,6 +274,7 @@ _READERS = {
     "unmap": _unmap,
     "status": _status,
     "parent": _parent,
+    "current": _current,
     "stream": _stream,
     "synchronize": _synchronize,
 }
@@ -272,6 +293,7 @@ _ONE_EACH: frozenset[type] = frozenset(
         fx.Status,
         fx.OnStream,
         fx.Synchronize,
+        fx.Current,
     )
 )
 """Effects a callee has at most once per entry."""
@@ -321,6 +343,7 @@ def _key(kind: type) -> str:
         fx.Unmap: "unmap",
         fx.Status: "status",
         fx.ParentOf: "parent",
+        fx.Current: "current",
         fx.OnStream: "stream",
         fx.Synchronize: "synchronize",
     }[kind]

@@ -144,7 +144,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
                 status = e
             case fx.KeepAlive():
                 keep_alive = e
-            case _:  # ParentOf, OnStream, Synchronize: in `entries`, for the checkers
+            case _:  # ParentOf, Current, OnStream, Synchronize: in `entries`, for the checkers
                 pass
     return CallModel(
         creates=tuple(creates),

@@ -87,7 +87,12 @@ def test_the_rewritten_models_mean_what_the_old_ones_meant() -> None:
     assert _derived(now, _added_since(now, before)) == _derived(before)
 
 
-_CHECKERS_ONLY = (fx.Status, fx.OnStream, fx.Synchronize)
+_CHECKERS_ONLY = (fx.Status, fx.OnStream, fx.Synchronize, fx.ParentOf, fx.Current)
+
+# callees whose meaning changed on purpose since the format changed, and why
+_CHANGED_SINCE = {
+    "cuModuleGetFunction": "its kernel function is a handle of its module (issue 32, parents and children)",
+}
 
 
 def _added_since(now: ModelSet, before: ModelSet) -> frozenset[str]:
@@ -100,7 +105,7 @@ def _added_since(now: ModelSet, before: ModelSet) -> frozenset[str]:
         for name, model in table.items()
         if name not in old and all(type(x) in _CHECKERS_ONLY for x in model.effects)
     }
-    return frozenset(added)
+    return frozenset(added | set(_CHANGED_SINCE))
 
 
 def test_no_builtin_model_uses_the_older_format() -> None:
@@ -255,6 +260,40 @@ effects = [{ synchronize = "all" }]
     assert (copy.creates, copy.release, copy.status, copy.keep_alive) == ((), None, False, None)
 
 
+def test_parents_and_the_current_handle(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "last-name"
+
+[[call]]
+functions = ["make_ctx"]
+effects = [{ current = "made" }]
+
+[[call]]
+functions = ["set_ctx"]
+effects = [{ current = 0 }]
+
+[[call]]
+functions = ["pop_ctx"]
+effects = [{ current = "none" }]
+
+[[call]]
+functions = ["alloc"]
+effects = [{ parent = "current" }]
+
+[[call]]
+functions = ["map_buffer"]
+effects = [{ parent = 0, element = 1, releases = false }]
+"""
+    models = _load(tmp_path, text)
+    assert models.published("make_ctx").effects == (fx.Current(made=True),)
+    assert models.published("set_ctx").effects == (fx.Current(0),)
+    assert models.published("pop_ctx").effects == (fx.Current(),)
+    assert models.published("alloc").effects == (fx.ParentOf(fx.Result(), None),)
+    assert models.published("map_buffer").effects == (fx.ParentOf(fx.Element(1), 0, releases=False),)
+
+
 HEAD = "[model]\nname = 'x'\n"
 
 
@@ -326,6 +365,14 @@ HEAD = "[model]\nname = 'x'\n"
             "[[call]][0].effects: borrows and mappings are matched by last name",
         ),
         ("[[call]]\nfunctions = ['f']\neffects = [{ create = '' }]\n", "[[call]][0].effects[0].create: empty name"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ parent = 'caller' }]\n",
+            "[[call]][0].effects[0].parent: must be an argument index or 'current'",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ current = 'push' }]\n",
+            "[[call]][0].effects[0].current: must be an argument index, 'made'",
+        ),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ synchronize = 'stream' }]\n",
             "[[call]][0].effects[0].synchronize: must be an argument's index or 'all'",

@@ -43,6 +43,7 @@ CHECKERS: tuple[str, ...] = (
     "ownlint.checks.interop:InteropChecker",
     "ownlint.checks.threads:ThreadsChecker",
     "ownlint.checks.asynchronous:AsyncChecker",
+    "ownlint.checks.parents:ParentsChecker",
     "ownlint.checks.environment:EnvironmentChecker",
 )
 

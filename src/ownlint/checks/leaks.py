@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from ownlint.checks.parents import ended_with_parent
 from ownlint.engine import effects as fx
 from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findings, Release, Transfer
 from ownlint.engine.state import LIVE, Step
@@ -150,6 +151,8 @@ class LeakChecker(Checker):
             # which the analysis does not read as a failure): not followed
             return
         out.set_fact(e.obj, None)
+        if ended_with_parent(e.state):
+            return  # its context or module was destroyed, and it with them
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
 
 

@@ -250,6 +250,18 @@ class OnStream:
 
 
 @dataclass(frozen=True, slots=True)
+class ReleaseLater:
+    """The call queues a release of the handle at argument `handle` by the
+    release function at argument `by` (a finalizer queue:
+    `queue.add_item(free, p, size)`), which runs later, when the program no
+    longer chooses: an explicit release of the handle, before or after, is
+    a second one."""
+
+    handle: int
+    by: int
+
+
+@dataclass(frozen=True, slots=True)
 class Synchronize:
     """The call waits until the stream or event at argument `arg` is done
     (None: all work of the device)."""
@@ -274,6 +286,7 @@ Effect: TypeAlias = (
     | ParentOf
     | Current
     | OnStream
+    | ReleaseLater
     | Synchronize
 )
 """One effect of a call."""
@@ -299,6 +312,7 @@ __all__ = [
     "ParentOf",
     "Record",
     "Release",
+    "ReleaseLater",
     "ReleaseReceiver",
     "Result",
     "Status",

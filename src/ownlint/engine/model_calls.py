@@ -34,6 +34,7 @@ EFFECT_KEYS = (
     "current",
     "stream",
     "synchronize",
+    "release-later",
 )
 """The key that names each kind of effect table."""
 
@@ -261,6 +262,10 @@ def _synchronize(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
     return fx.Synchronize(r.get("synchronize", int))
 
 
+def _release_later(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    return fx.ReleaseLater(r.get("release-later", int, required=True), r.get("by", int, required=True))
+
+
 _READERS = {
     "create": _create,
     "release": _release,
@@ -277,9 +282,10 @@ _READERS = {
     "current": _current,
     "stream": _stream,
     "synchronize": _synchronize,
+    "release-later": _release_later,
 }
 
-_ALONE: frozenset[type] = frozenset((fx.KeepAlive, fx.Consume, fx.ReleaseReceiver))
+_ALONE: frozenset[type] = frozenset((fx.KeepAlive, fx.Consume, fx.ReleaseReceiver, fx.ReleaseLater))
 """Effects the engine reads by name apart from a callee's model: an entry of their own."""
 _ONE_EACH: frozenset[type] = frozenset(
     (
@@ -346,6 +352,7 @@ def _key(kind: type) -> str:
         fx.Current: "current",
         fx.OnStream: "stream",
         fx.Synchronize: "synchronize",
+        fx.ReleaseLater: "release-later",
     }[kind]
 
 

@@ -57,7 +57,7 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
             models.release_methods[m] = models.release_methods.get(m, ()) + first.of
             _add_method(models, m, ModelEntry(ctx.model, effects), ctx)
         return
-    if type(first) is fx.KeepAlive:
+    if type(first) is fx.KeepAlive or type(first) is fx.ReleaseLater:  # matched by the method's name
         for fn in entry.functions:
             _add_method(models, fn, ModelEntry(ctx.model, effects), ctx)
         return
@@ -144,7 +144,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
                 status = e
             case fx.KeepAlive():
                 keep_alive = e
-            case _:  # ParentOf, Current, OnStream, Synchronize: in `entries`, for the checkers
+            case _:  # ParentOf, Current, OnStream, Synchronize, ReleaseLater: in `entries`, for the checkers
                 pass
     return CallModel(
         creates=tuple(creates),

@@ -44,6 +44,7 @@ CHECKERS: tuple[str, ...] = (
     "ownlint.checks.threads:ThreadsChecker",
     "ownlint.checks.asynchronous:AsyncChecker",
     "ownlint.checks.parents:ParentsChecker",
+    "ownlint.checks.finalizers:FinalizerChecker",
     "ownlint.checks.environment:EnvironmentChecker",
 )
 

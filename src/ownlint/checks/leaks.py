@@ -35,8 +35,8 @@ from ownlint.engine.events import Bind, CallPost, Checker, Death, Escape, Findin
 from ownlint.engine.state import LIVE, Step
 from ownlint.engine.values import Obj, Ref, Seq, Status, Val, objects_in
 
-# effects by which a modelled call keeps a handle passed to it
-_KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
+# effects by which a modelled call keeps a handle passed to it (a queued release: the queue releases it)
+_KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive, fx.ReleaseLater)
 
 
 @dataclass(frozen=True, slots=True)

@@ -116,8 +116,8 @@ def test_escapes_binds_and_calls_are_published(models: ModelSet) -> None:
         """,
         models,
     )
-    # two entries: the cuda.bindings spelling and the ctypes one (rules/cuda_driver.toml)
-    assert "call cuda.bindings.driver.cuMemAlloc args=1 result=value - Create,Status,Create,Status" in seen
+    # three entries: the cuda.bindings spelling, the ctypes one and its parent (rules/cuda_driver.toml)
+    assert "call cuda.bindings.driver.cuMemAlloc args=1 result=value - Create,Status,Create,Status,ParentOf" in seen
     assert "bind self.p" in seen
     assert "escape at self.p = p" in seen
 

@@ -60,7 +60,7 @@ def _derived(models: ModelSet, since: frozenset[str] = frozenset()) -> dict[str,
     """Every field of a ModelSet the evaluator reads, with the callees' effects
     left out, and the callees in `since` (entries added after the format changed)."""
     fields = {f.name: getattr(models, f.name) for f in dataclasses.fields(models) if f.name != "files"}
-    for table in ("by_last_name", "by_qualified"):
+    for table in ("by_last_name", "by_qualified", "by_method"):
         fields[table] = {k: dataclasses.replace(v, entries=()) for k, v in fields[table].items() if k not in since}
     fields["non_raising"] = {n for n in models.non_raising if n not in since}
     for said_since in ("receiver_methods", "idempotent_releases"):  # no older file can say these
@@ -95,7 +95,13 @@ def test_the_rewritten_models_mean_what_the_old_ones_meant() -> None:
     assert _derived(now, _added_since(now, before)) == _derived(before)
 
 
-_CHECKERS_ONLY = (fx.Status, fx.OnStream, fx.Synchronize)
+_CHECKERS_ONLY = (fx.Status, fx.OnStream, fx.Synchronize, fx.ParentOf, fx.Current, fx.ReleaseLater)
+
+# callees whose meaning changed on purpose since the format changed, and why
+_CHANGED_SINCE = {
+    "cuModuleGetFunction": "its kernel function is a handle of its module (issue 32, parents and children)",
+}
+
 AFTER_THE_FORMAT = frozenset({"cuda_core.toml"})
 """Bundled model files first written in the effects format, which no older file could say."""
 
@@ -106,11 +112,15 @@ def _added_since(now: ModelSet, before: ModelSet) -> frozenset[str]:
     stream work and synchronization (for OWN404), which only checkers read."""
     added = {
         name
-        for table, old in ((now.by_last_name, before.by_last_name), (now.by_qualified, before.by_qualified))
+        for table, old in (
+            (now.by_last_name, before.by_last_name),
+            (now.by_qualified, before.by_qualified),
+            (now.by_method, before.by_method),
+        )
         for name, model in table.items()
         if name not in old and all(type(x) in _CHECKERS_ONLY for x in model.effects)
     }
-    return frozenset(added)
+    return frozenset(added | set(_CHANGED_SINCE))
 
 
 def test_no_builtin_model_uses_the_older_format() -> None:
@@ -299,6 +309,56 @@ effects = [{ release = "receiver", of = ["open"], idempotent = true }]
     assert models.by_method["close"].effects == (fx.ReleaseReceiver(("open",), idempotent=True),)
 
 
+def test_a_release_queued_for_later_is_matched_by_the_methods_name(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "qualified"
+
+[[call]]
+functions = ["add_item"]
+effects = [{ release-later = 1, by = 0 }]
+"""
+    models = _load(tmp_path, text)
+    queued = models.method("add_item")
+    assert queued is not None and queued.effects == (fx.ReleaseLater(1, 0),)
+    assert "add_item" not in models.by_qualified and queued.release is None  # the evaluator releases nothing
+
+
+def test_parents_and_the_current_handle(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "last-name"
+
+[[call]]
+functions = ["make_ctx"]
+effects = [{ current = "made" }]
+
+[[call]]
+functions = ["set_ctx"]
+effects = [{ current = 0 }]
+
+[[call]]
+functions = ["pop_ctx"]
+effects = [{ current = "none" }]
+
+[[call]]
+functions = ["alloc"]
+effects = [{ parent = "current" }]
+
+[[call]]
+functions = ["map_buffer"]
+effects = [{ parent = 0, element = 1, releases = false }]
+"""
+    models = _load(tmp_path, text)
+    assert models.published("make_ctx").effects == (fx.Current(made=True),)
+    assert models.published("set_ctx").effects == (fx.Current(0),)
+    assert models.published("pop_ctx").effects == (fx.Current(),)
+    assert models.published("alloc").effects == (fx.ParentOf(fx.Result(), None),)
+    assert models.published("map_buffer").effects == (fx.ParentOf(fx.Element(1), 0, releases=False),)
+
+
 HEAD = "[model]\nname = 'x'\n"
 
 
@@ -386,6 +446,22 @@ HEAD = "[model]\nname = 'x'\n"
             "[[call]][0].effects: borrows and mappings are matched by last name",
         ),
         ("[[call]]\nfunctions = ['f']\neffects = [{ create = '' }]\n", "[[call]][0].effects[0].create: empty name"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release-later = 1 }]\n",
+            "[[call]][0].effects[0].by: missing",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ release-later = 1, by = 0 }, { release = 1 }]\n",
+            "`release-later` must be the only effect of its entry",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ parent = 'caller' }]\n",
+            "[[call]][0].effects[0].parent: must be an argument index or 'current'",
+        ),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ current = 'push' }]\n",
+            "[[call]][0].effects[0].current: must be an argument index, 'made'",
+        ),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ synchronize = 'stream' }]\n",
             "[[call]][0].effects[0].synchronize: must be an argument's index or 'all'",

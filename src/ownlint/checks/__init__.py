@@ -43,6 +43,8 @@ CHECKERS: tuple[str, ...] = (
     "ownlint.checks.interop:InteropChecker",
     "ownlint.checks.threads:ThreadsChecker",
     "ownlint.checks.asynchronous:AsyncChecker",
+    "ownlint.checks.parents:ParentsChecker",
+    "ownlint.checks.finalizers:FinalizerChecker",
     "ownlint.checks.environment:EnvironmentChecker",
 )
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from ownlint.checks.parents import ended_with_parent
 from ownlint.engine import effects as fx
 from ownlint.engine.events import (
     Bind,
@@ -47,8 +48,8 @@ from ownlint.engine.iteration import Previous
 from ownlint.engine.state import FREED, LIVE, Step
 from ownlint.engine.values import Obj, Ref, Seq, Site, Status, Val, objects_in
 
-# effects by which a modelled call keeps a handle passed to it
-_KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive)
+# effects by which a modelled call keeps a handle passed to it (a queued release: the queue releases it)
+_KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive, fx.ReleaseLater)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +222,8 @@ class LeakChecker(Checker):
             # A loop that makes it again (`remade`) loses the previous iteration's handle there.
             return
         out.set_fact(e.obj, None)
+        if ended_with_parent(e.state):
+            return  # its context or module was destroyed, and it with them
         out.report("OWN205", e.node, e.name, (("how", e.cause),), obj=e.obj)
 
 

@@ -12,7 +12,11 @@ RULE = Rule(
     what_it_does="""
 Follows every path through a function and reports a release call (`zeMemFree`,
 `ze*Destroy`, or a release declared by a model) whose handle was already
-released on that path, by the same function or by a helper it called.
+released on that path, by the same function or by a helper it called. A
+handle queued on a finalizer queue that releases it later (a model's
+`release-later`: numba-cuda's `deallocations.add_item(driver.cuMemFree, ptr,
+size)`) and also released explicitly, before or after the queuing, is
+released twice too.
 """,
     why_bad="""
 Level Zero does not guard against a second release: the driver may have
@@ -125,6 +129,18 @@ def describe(v: Violation) -> tuple[str, str, str]:
     h = v.handle or "the handle"
     via = v.fact("via")
     where = f" (inside `{via}`)" if via else ""
+    if v.fact("queued") == "yes":
+        return (
+            f"`{h}` is freed here and again when its finalizer queue runs{where}",
+            "freed here, although it is queued for release",
+            "release it either through the queue or explicitly, not both",
+        )
+    if v.fact("queued") == "after":
+        return (
+            f"`{h}` is queued for release after it was freed{where}",
+            "queued here for a second release",
+            "release it either through the queue or explicitly, not both",
+        )
     return (
         f"`{h}` is freed a second time{where}",
         "freed again here",

@@ -13,7 +13,12 @@ RULE = Rule(
 Reports a use of a handle (passing it, an alias of it, or a value derived from
 it such as `h.value` or `ctypes.cast(h, T)`, to a call, or reading through it)
 on a path where it was already destroyed or freed, including giving a freed
-handle to `make_*`.
+handle to `make_*`. A handle that belongs to another (what a model's
+`parent` effect says: memory, streams, events and modules made in the
+current CUDA context, a kernel function got from its module, what a Level
+Zero context makes) ends with its parent: using it after the parent's
+destroy (`cuCtxDestroy`, `cuModuleUnload`, `zeContextDestroy`) is reported
+too, with the destroy in the story.
 """,
     why_bad="""
 After `zeMemFree` or `ze*Destroy` the handle names nothing: the driver may
@@ -83,6 +88,12 @@ def describe(v: Violation) -> tuple[str, str, str]:
     h = v.handle or "the handle"
     via = v.fact("via")
     where = f" (inside `{via}`)" if via else ""
+    if v.fact("parent") == "destroyed":
+        return (
+            f"`{h}` is used after what it belongs to was destroyed{where}",
+            "used here after its parent's destroy",
+            "destroy a context or a module after the last use of what was made in it",
+        )
     return (
         f"`{h}` is used after it was freed{where}",
         "used here after the free",

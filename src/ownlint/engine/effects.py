@@ -215,11 +215,25 @@ class Status:
 @dataclass(frozen=True, slots=True)
 class ParentOf:
     """What the call makes at `child` belongs to the handle at argument
-    `parent` (memory to its context, a kernel to its module). Recorded only:
-    no rule reads it yet."""
+    `parent` (memory to its context, a kernel to its module; None: to the
+    handle a `Current` effect made current on the path): destroying the
+    parent ends the child, and (`releases`) releases it too; else the child
+    must still be released (memory mapped from an external memory object)."""
 
     child: At
-    parent: int
+    parent: int | None
+    releases: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    """The call makes the handle at argument `arg` (with `made`: the handle
+    the call makes) the current one of its thread, which a `ParentOf` with
+    no parent argument takes as the parent; neither: which handle is
+    current is not known any more (a pop)."""
+
+    arg: int | None = None
+    made: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +251,18 @@ class OnStream:
     reads: tuple[int, ...] = ()
     marks: int | None = None
     waits: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseLater:
+    """The call queues a release of the handle at argument `handle` by the
+    release function at argument `by` (a finalizer queue:
+    `queue.add_item(free, p, size)`), which runs later, when the program no
+    longer chooses: an explicit release of the handle, before or after, is
+    a second one."""
+
+    handle: int
+    by: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +288,9 @@ Effect: TypeAlias = (
     | Unmap
     | Status
     | ParentOf
+    | Current
     | OnStream
+    | ReleaseLater
     | Synchronize
 )
 """One effect of a call."""
@@ -275,6 +303,7 @@ __all__ = [
     "Borrow",
     "Consume",
     "Create",
+    "Current",
     "Effect",
     "Element",
     "KeepAlive",
@@ -287,6 +316,7 @@ __all__ = [
     "ParentOf",
     "Record",
     "Release",
+    "ReleaseLater",
     "ReleaseReceiver",
     "Result",
     "Status",

@@ -31,14 +31,19 @@ EFFECT_KEYS = (
     "unmap",
     "status",
     "parent",
+    "current",
     "stream",
     "synchronize",
+    "release-later",
 )
 """The key that names each kind of effect table."""
 
 RECEIVER = "receiver"
 WHOLE = "whole"
 ALL = "all"
+CURRENT = "current"
+MADE = "made"
+NONE = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +231,24 @@ def _status(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
 
 
 def _parent(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
-    parent = r.get("parent", int, required=True)
-    return fx.ParentOf(_at(r), parent)
+    parent = r.get("parent", object, required=True)
+    releases = r.get("releases", bool, True)
+    if parent == CURRENT:
+        return fx.ParentOf(_at(r), None, releases)
+    if not isinstance(parent, int) or isinstance(parent, bool):
+        r.fail("parent", f"must be an argument index or '{CURRENT}' (the handle made current)")
+    return fx.ParentOf(_at(r), r.get("parent", int), releases)
+
+
+def _current(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    value = r.get("current", object, required=True)
+    if value == MADE:
+        return fx.Current(made=True)
+    if value == NONE:
+        return fx.Current()
+    if not isinstance(value, int) or isinstance(value, bool):
+        r.fail("current", f"must be an argument index, '{MADE}' (what the call makes) or '{NONE}' (not known)")
+    return fx.Current(r.get("current", int))
 
 
 def _stream(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
@@ -248,6 +269,10 @@ def _synchronize(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
     return fx.Synchronize(r.get("synchronize", int))
 
 
+def _release_later(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    return fx.ReleaseLater(r.get("release-later", int, required=True), r.get("by", int, required=True))
+
+
 _READERS = {
     "create": _create,
     "release": _release,
@@ -261,11 +286,13 @@ _READERS = {
     "unmap": _unmap,
     "status": _status,
     "parent": _parent,
+    "current": _current,
     "stream": _stream,
     "synchronize": _synchronize,
+    "release-later": _release_later,
 }
 
-_ALONE: frozenset[type] = frozenset((fx.KeepAlive, fx.Consume, fx.ReleaseReceiver))
+_ALONE: frozenset[type] = frozenset((fx.KeepAlive, fx.Consume, fx.ReleaseReceiver, fx.ReleaseLater))
 """Effects the engine reads by name apart from a callee's model: an entry of their own."""
 _ONE_EACH: frozenset[type] = frozenset(
     (
@@ -279,6 +306,7 @@ _ONE_EACH: frozenset[type] = frozenset(
         fx.Status,
         fx.OnStream,
         fx.Synchronize,
+        fx.Current,
     )
 )
 """Effects a callee has at most once per entry."""
@@ -335,8 +363,10 @@ def _key(kind: type) -> str:
         fx.Unmap: "unmap",
         fx.Status: "status",
         fx.ParentOf: "parent",
+        fx.Current: "current",
         fx.OnStream: "stream",
         fx.Synchronize: "synchronize",
+        fx.ReleaseLater: "release-later",
     }[kind]
 
 

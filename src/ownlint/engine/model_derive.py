@@ -69,7 +69,7 @@ def add_entry(models: ModelSet, entry: Entry, ctx: FileContext) -> None:
             typed = (entry.receiver_of, update if old is None else merge(old, update))
             models.receiver_methods[m] = (*known.items(), typed)
         return
-    if type(first) is fx.KeepAlive:
+    if type(first) is fx.KeepAlive or type(first) is fx.ReleaseLater:  # matched by the method's name
         for fn in entry.functions:
             _add_method(models, fn, ModelEntry(ctx.model, effects), ctx)
         return
@@ -156,7 +156,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
                 status = e
             case fx.KeepAlive():
                 keep_alive = e
-            case _:  # ParentOf, OnStream, Synchronize: in `entries`, for the checkers
+            case _:  # ParentOf, Current, OnStream, Synchronize, ReleaseLater: in `entries`, for the checkers
                 pass
     return CallModel(
         creates=tuple(creates),

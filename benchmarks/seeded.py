@@ -22,6 +22,8 @@ Releases inside a lambda (registered to run later, not run there) and
 releases of a constant (`cudaFree(0)`, which frees nothing) are skipped.
 Releases by key (a device given back: `cuDevicePrimaryCtxRelease(dev)`)
 are skipped: the key stays valid after them, so neither mutant is a bug.
+A release by method that may run twice (`idempotent`: a `close()` that
+resets its object's handle) gets only the use mutant.
 A release whose statement is a `return`, or a compound statement's header,
 is skipped too (a copy would be unreachable, or not a statement).
 """
@@ -52,14 +54,16 @@ class Site:
     end_line: int  # its last line
     indent: str
     handle: str  # the released handle's source text
+    again: bool = False  # a release by method that may run twice (`idempotent`): no double mutant
 
 
-def release_names() -> tuple[dict[str, int], dict[str, set[str]]]:
+def release_names() -> tuple[dict[str, int], dict[str, set[str]], dict[str, set[str]]]:
     """Release functions (with their handle index), and release methods with
     the last names of the creators whose values they release. A function of a
     `last-name` model is keyed by its name (`cuMemFree`); one of a `qualified`
     model by its last two dotted names (`runtime.free`), which the callee's
-    spelling must end with (`free` alone is far too common)."""
+    spelling must end with (`free` alone is far too common). The third table: the
+    release methods that may run twice on what those creators made (`idempotent`)."""
     models = load_models()
     by_name: dict[str, int] = {}
     for table, parts in ((models.by_last_name, 1), (models.by_qualified, 2)):
@@ -68,7 +72,8 @@ def release_names() -> tuple[dict[str, int], dict[str, set[str]]]:
             if release is not None and release.key is None and release.handle >= 0:
                 by_name[".".join(name.split(".")[-parts:])] = release.handle
     methods = {m: {c.rpartition(".")[2] for c in of} for m, of in models.release_methods.items()}
-    return by_name, methods
+    again = {m: {c.rpartition(".")[2] for c in of} for m, of in models.idempotent_releases.items()}
+    return by_name, methods, again
 
 
 def _last_name(func: ast.expr) -> str | None:
@@ -96,7 +101,13 @@ def _in_lambda(fn: ast.AST) -> set[int]:
     return {id(c) for lam in ast.walk(fn) if isinstance(lam, ast.Lambda) for c in ast.walk(lam)}
 
 
-def sites_in(path: Path, text: str, functions: dict[str, int], methods: dict[str, set[str]]) -> list[Site]:
+def sites_in(
+    path: Path,
+    text: str,
+    functions: dict[str, int],
+    methods: dict[str, set[str]],
+    again: dict[str, set[str]] | None = None,
+) -> list[Site]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
@@ -116,6 +127,7 @@ def sites_in(path: Path, text: str, functions: dict[str, int], methods: dict[str
                     continue
                 name = _release_of(call.func, functions) or _last_name(call.func)
                 handle: ast.expr | None = None
+                twice = False
                 if name in functions and len(call.args) > functions[name]:
                     handle = call.args[functions[name]]
                 elif name in methods and isinstance(call.func, ast.Attribute) and not call.args:
@@ -123,6 +135,7 @@ def sites_in(path: Path, text: str, functions: dict[str, int], methods: dict[str
                     # a method release applies to what one of its creators returned
                     if isinstance(receiver, ast.Name) and made_by.get(receiver.id, set()) & methods[name]:
                         handle = receiver
+                        twice = bool(made_by[receiver.id] & (again or {}).get(name, set()))
                 # `cudaFree(0)` (the idiom that creates the runtime's context) frees nothing
                 if handle is None or isinstance(handle, ast.Starred | ast.Constant):
                     continue
@@ -134,7 +147,7 @@ def sites_in(path: Path, text: str, functions: dict[str, int], methods: dict[str
                 if stmt.col_offset != len(indent):  # `if c: free(p)`: it shares its line with a header
                     continue
                 end = stmt.end_lineno or stmt.lineno
-                found.append(Site(path, name or "", stmt.lineno, end, indent, segment))
+                found.append(Site(path, name or "", stmt.lineno, end, indent, segment, twice))
                 break
     return found
 
@@ -176,7 +189,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="at most this many sites (0: all)")
     parser.add_argument("--json", type=Path, help="write every site's result here")
     args = parser.parse_args()
-    functions, methods = release_names()
+    functions, methods, again = release_names()
     config = default_config()
     files = sorted({f for p in args.paths for f in ([p] if p.is_file() else p.rglob("*.py")) if f.is_file()})
     started = time.perf_counter()
@@ -190,7 +203,7 @@ def main() -> int:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        sites = sites_in(path, text, functions, methods)
+        sites = sites_in(path, text, functions, methods, again)
         if not sites:
             continue
         originals[str(path)] = findings(text, path, config)
@@ -199,6 +212,8 @@ def main() -> int:
                 break
             count += 1
             for kind, code in (("double", "OWN201"), ("use", "OWN203")):
+                if kind == "double" and site.again:
+                    continue  # a second call is harmless: no bug to find
                 mutant, line = mutate(text, site, kind)
                 got = (line, code) in findings(mutant, path, config)
                 totals[(site.release, kind)] += 1

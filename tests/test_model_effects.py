@@ -433,6 +433,10 @@ HEAD = "[model]\nname = 'x'\n"
             "[[call]][0].receiver-of: `keep-alive` is matched by the method's name alone",
         ),
         (
+            "[[call]]\nfunctions = ['f']\neffects = [{ create = 'm', released-by-block = 'yes' }]\n",
+            "[[call]][0].effects[0].released-by-block: must be",
+        ),
+        (
             "[[call]]\nmethods = ['f']\neffects = [{ release = 'receiver', of = ['g'], idempotent = 1 }]\n",
             "[[call]][0].effects[0].idempotent: must be",
         ),

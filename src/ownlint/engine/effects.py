@@ -57,7 +57,9 @@ class Create:
     keyed releases. `released_by` documents the pairing; nothing reads it.
     `lifetime`: who ends the handle: the program, by a release ("owned"), its
     Python object when collected ("collected"), or nobody before the process
-    exits ("process"); only an owned handle can leak."""
+    exits ("process"); only an owned handle can leak. `block`: opened as a
+    `with` item (`with lib.mapped(a) as d:`), the handle is released when
+    that block ends."""
 
     kind: str
     at: At
@@ -65,6 +67,7 @@ class Create:
     counted: bool = False
     released_by: tuple[str, ...] = ()
     lifetime: Lifetime = "owned"
+    block: bool = False
 
 
 @dataclass(frozen=True, slots=True)

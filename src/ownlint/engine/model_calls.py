@@ -124,6 +124,7 @@ def _create(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
         counted=r.get("counted", bool, False),
         released_by=tuple(r.get("released-by", list, [])),
         lifetime=lifetime,
+        block=r.get("released-by-block", bool, False),
     )
 
 

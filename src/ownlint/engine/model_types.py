@@ -341,6 +341,12 @@ class ModelSet:
                 found = cm
         return found
 
+    def released_by_block(self, qualified: str) -> bool:
+        """Whether what the callee `qualified` makes is released when the `with`
+        block it opens ends (a `create` with `released-by-block`)."""
+        cm = self.call(qualified)
+        return cm is not None and any(type(e) is fx.Create and e.block for e in cm.effects)
+
     def reference_of(self, qualified: str) -> str | None:
         """Where the API of the callee `qualified` is specified, if its model says so."""
         return next((self.references[n] for n in self._models_of(qualified) if n in self.references), None)

@@ -317,6 +317,11 @@ class FunctionAnalysis:
             handler(event, ev)
         return s
 
+    def _released_by_block(self, obj: Obj) -> bool:
+        """Whether `obj`, a `with` item's value, is a handle its block releases at its end."""
+        made_by = self.creators.get(obj)
+        return made_by is not None and self.models.released_by_block(made_by)
+
     def frame_end(self, e: Edge, st: PathState) -> PathState:
         """`st` after the checkers saw `FrameEnd` and the `Death` of each
         object that only locals held (a function's: a module's or a class
@@ -470,6 +475,8 @@ class FunctionAnalysis:
                 ev.objects.exit(held, item)
             elif ev.memory.is_buffer(held):
                 ev.memory.release_buffer(held, item, "with block ends")
+            elif isinstance(held, Obj) and self._released_by_block(held):
+                ev.calls.free(held, item, item.asname.name if item.asname is not None else item.item)
         elif kind == "return":
             assert type(node) is cst.Return
             value = ev.expr(node.value) if node.value is not None else None

@@ -68,7 +68,7 @@ def test_every_fixture_gives_the_same_reports_with_and_without_the_selection() -
             continue
         ms = _models(target, models)
         texts = relevance.kept_texts(sources, unique_module_names(sources), ms)
-        skipped += any(t is not f.source for t, f in zip(texts, sources, strict=True))
+        skipped += any(t is not f.source for (t, _), f in zip(texts, sources, strict=True))
         with_selection = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS))
         without = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS, sections=False))
         assert _shown(with_selection) == _shown(without), target
@@ -79,7 +79,7 @@ def test_every_fixture_gives_the_same_reports_with_and_without_the_selection() -
 
 def _kept(source: str, name: str = "mod.py") -> str:
     files = [SourceFile(name, source, None)]
-    return relevance.kept_texts(files, unique_module_names(files), load_models())[0]
+    return relevance.kept_texts(files, unique_module_names(files), load_models())[0][0]
 
 
 HEAD = "from cuda import cudart\nimport torch\nimport cutlass.cute as cute\n"
@@ -137,4 +137,4 @@ def test_an_import_inside_a_skipped_definition_is_kept_when_a_kept_section_spell
 )
 def test_a_file_is_left_whole_where_nothing_is_skipped(source: str) -> None:
     files = [SourceFile("mod.py", source, None)]
-    assert relevance.kept_texts(files, ["mod"], load_models())[0] is source
+    assert relevance.kept_texts(files, ["mod"], load_models())[0][0] is source

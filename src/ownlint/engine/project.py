@@ -196,13 +196,14 @@ def _analyze_project(
     modnames = unique_module_names(files)
     units: list[Unit | None] = []
     sink = ViolationSink()
-    texts = (
+    kept = (
         relevance.kept_texts(files, modnames, models)
         if options.sections and not options.incremental
-        else [f.source for f in files]
+        else [(f.source, None) for f in files]
     )
+    texts = [text for text, _ in kept]
     for i, f in enumerate(files):
-        units.append(_load(i, f, texts[i], modnames[i], reports[i], sink, models, options))
+        units.append(_load(i, f, kept[i], modnames[i], reports[i], sink, models, options))
         gc.freeze()
     if collecting:
         gc.enable()  # for the analysis's own garbage; the trees are out of its way
@@ -314,7 +315,7 @@ def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, st
 def _load(
     i: int,
     f: SourceFile,
-    text: str,
+    kept: tuple[str, ast.Module | None],
     modname: str,
     report: FileReport,
     sink: ViolationSink,
@@ -329,11 +330,11 @@ def _load(
         if options.incremental:
             parsed = _PIECES.parse(f.source)
             module, pieces, tree = parsed.module, parsed.pieces, parsed.tree
-        elif text is f.source:
-            module, pieces, tree = parse(f.source), (), None
+        elif kept[0] is f.source:
+            module, pieces, tree = parse(f.source), (), kept[1]
         else:
             try:
-                module, pieces, tree = parse(text), (), None
+                module, pieces, tree = parse(kept[0]), (), None
             except cst.ParserSyntaxError:
                 module, pieces, tree = parse(f.source), (), None  # the whole file's error, where it is
     except cst.ParserSyntaxError as exc:

@@ -135,6 +135,7 @@ class _File:
     star: bool  # whether it imports `*` from somewhere
     offsets: list[int]  # where each line begins
     renamed: set[str] = field(default_factory=set)  # names a trigger word is imported as (`import malloc as m`)
+    tree: ast.Module | None = None  # CPython's tree of the file, kept for positions.py in a small component
 
 
 def _first_line(stmt: ast.stmt) -> int:
@@ -160,7 +161,7 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
-def _cut(f: SourceFile, modname: str) -> _File | None:
+def _cut(f: SourceFile, modname: str, keep_tree: bool) -> _File | None:
     """`f`'s sections, or None when CPython's parser rejects it."""
     try:
         with warnings.catch_warnings():
@@ -228,7 +229,10 @@ def _cut(f: SourceFile, modname: str) -> _File | None:
                 frozenset(imports) if definition else frozenset(),
             )
         )
-    return _File(sections, {k: frozenset(v) for k, v in aliases.items()}, frozenset(whole), star, offsets)
+    found = _File(sections, {k: frozenset(v) for k, v in aliases.items()}, frozenset(whole), star, offsets)
+    if keep_tree:
+        found.tree = tree
+    return found
 
 
 def _bound(stmts: list[ast.stmt]) -> tuple[set[str], set[tuple[str, str]]]:
@@ -323,7 +327,8 @@ class _Component:
 
     def __init__(self, files: list[SourceFile], modnames: list[str]) -> None:
         self.files = files
-        self.cut = [_cut(f, m) for f, m in zip(files, modnames, strict=True)]
+        small = sum(len(f.source) for f in files) <= KEEP_TREES
+        self.cut = [_cut(f, m, small) for f, m in zip(files, modnames, strict=True)]
         self.keys = [(i, k) for i, c in enumerate(self.cut) if c is not None for k in range(len(c.sections))]
         self.words = [
             frozenset().union(*(s.bare | s.attrs for s in c.sections)) if c is not None else frozenset()
@@ -437,16 +442,24 @@ def _kept(comp: _Component, relevant: set[Key]) -> set[Key]:
     return kept
 
 
-def kept_texts(files: list[SourceFile], modnames: list[str], models: ModelSet) -> list[str]:
+# a component of at most this many characters keeps CPython's trees of its
+# files for positions.py (which would parse them again for the findings);
+# a larger one would hold them all in memory at once
+KEEP_TREES = 1_000_000
+
+
+def kept_texts(files: list[SourceFile], modnames: list[str], models: ModelSet) -> list[tuple[str, ast.Module | None]]:
     """Each file's text with the lines of its skipped sections emptied (the
-    file's own text, the same object, where nothing is skipped or where it cannot be cut)."""
+    file's own text, the same object, where nothing is skipped or where it
+    cannot be cut), and, where it is the file's own text in a small
+    component, CPython's tree of it."""
     comp = _Component(files, modnames)
     kept = _kept(comp, _relevant(comp, _test(models)))
-    out: list[str] = []
+    out: list[tuple[str, ast.Module | None]] = []
     for i, f in enumerate(files):
         c = comp.cut[i]
         if c is None or all((i, k) in kept for k in range(len(c.sections))):
-            out.append(f.source)
+            out.append((f.source, c.tree if c is not None else None))
             continue
         parts: list[str] = []
         for j, sec in enumerate(c.sections):
@@ -454,5 +467,5 @@ def kept_texts(files: list[SourceFile], modnames: list[str], models: ModelSet) -
             end = c.offsets[sec.end - 1] if sec.end - 1 < len(c.offsets) else len(f.source)
             piece = f.source[begin:end]
             parts.append(piece if (i, j) in kept else _LINE_CONTENT.sub("", piece))
-        out.append("".join(parts))
+        out.append(("".join(parts), None))
     return out

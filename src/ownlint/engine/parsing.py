@@ -117,6 +117,9 @@ _STRING_OR_COMMENT = re.compile(  # unrolled loops: no backtracking; an untermin
 )
 
 
+STRING_OR_COMMENT = _STRING_OR_COMMENT  # a string or a comment, for other cheap passes over the text
+
+
 def _could_be_deep(source: str) -> bool:
     """Whether `source` might reach either limit, found cheaply (a few
     string operations per line, no tokens): with strings and comments

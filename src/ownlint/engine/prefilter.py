@@ -152,6 +152,22 @@ class Triggers:
             return None
         return set(_WORD.findall(text))
 
+    def plain_words(self) -> frozenset[str]:
+        """The trigger words that are identifiers."""
+        return frozenset(self._plain)
+
+    def root_words(self) -> dict[str, frozenset[str]]:
+        """The trigger words that count only with a package, each with its packages (`root_conditions`)."""
+        return self._roots
+
+    def may_name_oddly(self) -> bool:
+        """Whether some trigger word is no identifier (searched for in the text)."""
+        return self._odd is not None
+
+    def names_oddly(self, text: str) -> bool:
+        """Whether `text` spells a trigger word that is no identifier."""
+        return self._odd is not None and self._odd.search(text) is not None
+
     def names(self, text: str, words: set[str] | None) -> bool:
         """Whether `text`, whose `words_of` are `words`, names a trigger word."""
         if words is None:

@@ -23,7 +23,7 @@ with warnings.catch_warnings():  # libcst.metadata's own DeprecationWarnings are
 from ownlint import __version__
 from ownlint.checks import most_specific, to_diagnostic
 from ownlint.diagnostics import FileError, FileReport, Span
-from ownlint.engine import incremental, parsing, positions
+from ownlint.engine import incremental, parsing, positions, relevance
 from ownlint.engine.constants import import_constants, module_constants
 from ownlint.engine.events import Unparsable, subscribers
 from ownlint.engine.models import ModelSet
@@ -57,8 +57,9 @@ class _Positions:
     """Positions of nodes, computed only for files that have something to report:
     the fast way (positions.py) where it works, libcst's `PositionProvider` where not."""
 
-    def __init__(self, units: list[Unit | None]) -> None:
+    def __init__(self, units: list[Unit | None], texts: list[str]) -> None:
         self.units = units
+        self.texts = texts  # the text each unit's module was parsed from (relevance.kept_texts)
         self.wanted: dict[int, dict[cst.CSTNode, cst.CSTNode | None]] = {}
         self.cache: dict[int, dict[cst.CSTNode, Span]] = {}
 
@@ -81,9 +82,10 @@ class _Positions:
     def _compute(self, unit: Unit) -> dict[cst.CSTNode, Span]:
         wanted = self.wanted.get(unit.index, {})
         try:
+            text = self.texts[unit.index]
             found = positions.spans(
-                unit.module, unit.source, wanted, unit.tree
-            )  # libcst round-trips: the source is the module's code
+                unit.module, text, wanted, unit.tree if text is unit.source else None
+            )  # libcst round-trips: the text is the module's code
         except (positions.NotFound, SyntaxError, ValueError, RecursionError):
             return self._slow(unit)
         return found if wanted.keys() <= found.keys() else {**self._slow(unit), **found}
@@ -194,8 +196,14 @@ def _analyze_project(
     modnames = unique_module_names(files)
     units: list[Unit | None] = []
     sink = ViolationSink()
+    kept = (
+        relevance.kept_texts(files, modnames, models)
+        if options.sections and not options.incremental
+        else [(f.source, None) for f in files]
+    )
+    texts = [text for text, _ in kept]
     for i, f in enumerate(files):
-        units.append(_load(i, f, modnames[i], reports[i], sink, models, options))
+        units.append(_load(i, f, kept[i], modnames[i], reports[i], sink, models, options))
         gc.freeze()
     if collecting:
         gc.enable()  # for the analysis's own garbage; the trees are out of its way
@@ -217,7 +225,7 @@ def _analyze_project(
             )
         analysed(1)
     project.finish()
-    positions = _Positions(units)
+    positions = _Positions(units, texts)
     for unit, node, _, _ in project.budget_notes:
         positions.want(unit.index, node, node if isinstance(node, cst.BaseCompoundStatement) else None)
     for unit, node, *_ in project.stats or ():
@@ -307,6 +315,7 @@ def _syntax_error(source: str, exc: cst.ParserSyntaxError) -> tuple[int, int, st
 def _load(
     i: int,
     f: SourceFile,
+    kept: tuple[str, ast.Module | None],
     modname: str,
     report: FileReport,
     sink: ViolationSink,
@@ -321,8 +330,13 @@ def _load(
         if options.incremental:
             parsed = _PIECES.parse(f.source)
             module, pieces, tree = parsed.module, parsed.pieces, parsed.tree
+        elif kept[0] is f.source:
+            module, pieces, tree = parse(f.source), (), kept[1]
         else:
-            module, pieces, tree = parse(f.source), (), None
+            try:
+                module, pieces, tree = parse(kept[0]), (), None
+            except cst.ParserSyntaxError:
+                module, pieces, tree = parse(f.source), (), None  # the whole file's error, where it is
     except cst.ParserSyntaxError as exc:
         line, col, reason = _syntax_error(f.source, exc)
         found: list[Violation] = []

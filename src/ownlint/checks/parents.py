@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ownlint.engine.effects import Current, Element, Out, ParentOf, Result
-from ownlint.engine.events import CallPost, Checker, Findings, Release, Use, inside, via
+from ownlint.engine.events import CallPost, Checker, Findings, Release, Replayed, Use, inside, via
 from ownlint.engine.state import HState, Step
 from ownlint.engine.values import Obj, Seq, Val, objects_in
 
@@ -99,6 +99,29 @@ class ParentsChecker(Checker):
         fact = out.fact(e.obj)
         if type(fact) is Family and fact.current:
             out.set_fact(e.obj, replace(fact, current=False))
+
+    def on_replayed(self, e: Replayed, out: Findings) -> None:
+        """What a project function left: a handle it made (kept in a field,
+        returned) belongs to the caller's objects its parents were (the
+        callee's parameters and fields, as the caller passed them); a
+        parameter it made current is current here."""
+        handed = e.which == "return" or e.which.startswith("field")
+        fact = out.fact(e.obj) if handed else out.fact_in(e.facts)
+        if type(fact) is not Family:
+            return
+        parents = set[Obj]()
+        for parent in fact.parents:
+            mine = e.caller(parent) if e.caller is not None and parent.on_entry else parent
+            if isinstance(mine, Obj):
+                parents.add(mine)
+        if handed:
+            out.set_fact(e.obj, replace(fact, parents=frozenset(parents), current=False))
+        elif fact.current:
+            for obj, other in list(out.facts()):
+                if isinstance(other, Family) and other.current and obj != e.obj:
+                    out.set_fact(obj, replace(other, current=False))
+            mine_fact = out.fact(e.obj)
+            out.set_fact(e.obj, replace(mine_fact if type(mine_fact) is Family else Family(), current=True))
 
     def on_use(self, e: Use, out: Findings) -> None:
         fact = out.fact(e.obj)

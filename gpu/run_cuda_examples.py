@@ -112,6 +112,8 @@ DOC_CALLS: dict[tuple[str, str, str], str] = {
     ("OWN301", "invalid", "register_halves"): "register_halves()",
     ("OWN301", "valid", "register_again"): "register_again()",
     ("OWN403", "valid", "start"): "start(1 << 20)",
+    ("OWN404", "invalid", "copy_back"): "copy_back(_host_memory(), 1 << 20)",
+    ("OWN404", "valid", "copy_back"): "copy_back(_host_memory(), 1 << 20)",
     ("OWN501", "invalid", "mirror"): "mirror(torch.arange(16, device='cuda'))",
     ("OWN501", "valid", "mirror"): "mirror(torch.arange(16, device='cuda'))",
 }
@@ -125,6 +127,8 @@ def _stream():
     return _driver.cuStreamCreate(0)[1]
 def _device_memory():
     return _runtime.cudaMalloc(1 << 20)[1]
+def _host_memory():
+    return _runtime.cudaMallocHost(1 << 20)[1]
 """
 CUDA_WORDS = ("cuda.bindings", "cupy", "torch", "pycuda")
 

@@ -15,6 +15,10 @@ generic events alone:
 - a release of a parent ends its children, and theirs (a function of a
   module of a context); a use of an ended child is OWN203.
 
+A handle made by a counted creator (a device's primary context, which the
+runtime API and other code may hold too) ends no children when this code
+releases it.
+
 Known limits: the current handle is known only where this function (or
 the path up to here) made it current; one a caller made current is not
 followed, nor a parent or a child kept in a field across methods, nor a
@@ -26,12 +30,12 @@ double free is left open).
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from ownlint.engine.effects import Current, Element, Out, ParentOf, Result
-from ownlint.engine.events import CallPost, Checker, Findings, Release, Use, inside, via
+from ownlint.engine.events import CallPost, Checker, Findings, Release, Replayed, Use, inside, via
 from ownlint.engine.state import HState, Step
 from ownlint.engine.values import Obj, Seq, Val, objects_in
 
@@ -46,6 +50,7 @@ class Family:
     ended: Step | None = field(default=None, compare=False, hash=False)
     ended_here: bool = False  # compared: an ended child is not a live one
     released: bool = True  # its parent's destroy releases it too (else it must still be released)
+    shared: bool = False  # made by a counted creator (a primary context): others may hold it still
 
 
 class ParentsChecker(Checker):
@@ -56,11 +61,16 @@ class ParentsChecker(Checker):
             return None
         ended = a.ended_here and b.ended_here
         released = a.released and b.released
-        return Family(a.parents | b.parents, a.current and b.current, a.ended if ended else None, ended, released)
+        current = a.current and b.current
+        return Family(a.parents | b.parents, current, a.ended if ended else None, ended, released, a.shared or b.shared)
 
     def on_call_post(self, e: CallPost, out: Findings) -> None:
         if e.model is None:
             return
+        if e.made and any(c.counted for c in e.model.creates):
+            for obj in e.made:
+                fact = out.fact(obj)
+                out.set_fact(obj, replace(fact if type(fact) is Family else Family(), shared=True))
         for entry in e.model.entries:
             for effect in entry.effects:
                 if type(effect) is Current:
@@ -69,7 +79,11 @@ class ParentsChecker(Checker):
                     _adopt_children(e, effect, out)
 
     def on_release(self, e: Release, out: Findings) -> None:
-        """A parent's destroy ends its children, and their children."""
+        """A parent's destroy ends its children, and their children (not a
+        release of a shared handle: others may hold it still)."""
+        own = out.fact(e.obj)
+        if type(own) is Family and own.shared:
+            return
         ended = {e.obj}
         facts = [(o, f) for o, f in out.facts() if isinstance(f, Family)]
         step = out.step(e.node, f"{_text(e.spelled)}, which it belongs to, destroyed here")
@@ -81,10 +95,33 @@ class ParentsChecker(Checker):
                     ended.add(obj)
                     grew = True
                     if not child.ended_here:
-                        out.set_fact(obj, Family(child.parents, child.current, step, True, child.released))
+                        out.set_fact(obj, replace(child, ended=step, ended_here=True))
         fact = out.fact(e.obj)
         if type(fact) is Family and fact.current:
-            out.set_fact(e.obj, Family(fact.parents, False, fact.ended, fact.ended_here, fact.released))
+            out.set_fact(e.obj, replace(fact, current=False))
+
+    def on_replayed(self, e: Replayed, out: Findings) -> None:
+        """What a project function left: a handle it made (kept in a field,
+        returned) belongs to the caller's objects its parents were (the
+        callee's parameters and fields, as the caller passed them); a
+        parameter it made current is current here."""
+        handed = e.which == "return" or e.which.startswith("field")
+        fact = out.fact(e.obj) if handed else out.fact_in(e.facts)
+        if type(fact) is not Family:
+            return
+        parents = set[Obj]()
+        for parent in fact.parents:
+            mine = e.caller(parent) if e.caller is not None and parent.on_entry else parent
+            if isinstance(mine, Obj):
+                parents.add(mine)
+        if handed:
+            out.set_fact(e.obj, replace(fact, parents=frozenset(parents), current=False))
+        elif fact.current:
+            for obj, other in list(out.facts()):
+                if isinstance(other, Family) and other.current and obj != e.obj:
+                    out.set_fact(obj, replace(other, current=False))
+            mine_fact = out.fact(e.obj)
+            out.set_fact(e.obj, replace(mine_fact if type(mine_fact) is Family else Family(), current=True))
 
     def on_use(self, e: Use, out: Findings) -> None:
         fact = out.fact(e.obj)
@@ -126,11 +163,10 @@ def _make_current(e: CallPost, effect: Current, out: Findings) -> None:
             made = [o for o in objects_in(positional[effect.arg])]
     for obj, fact in list(out.facts()):
         if type(fact) is Family and fact.current and obj not in made:
-            out.set_fact(obj, Family(fact.parents, False, fact.ended, fact.ended_here, fact.released))
+            out.set_fact(obj, replace(fact, current=False))
     for obj in made[:1]:
         fact = out.fact(obj)
-        base = fact if type(fact) is Family else Family()
-        out.set_fact(obj, Family(base.parents, True, base.ended, base.ended_here, base.released))
+        out.set_fact(obj, replace(fact if type(fact) is Family else Family(), current=True))
 
 
 def _adopt_children(e: CallPost, effect: ParentOf, out: Findings) -> None:
@@ -150,8 +186,7 @@ def _adopt_children(e: CallPost, effect: ParentOf, out: Findings) -> None:
             continue
         fact = out.fact(child)
         base = fact if type(fact) is Family else Family()
-        released = base.released and effect.releases
-        out.set_fact(child, Family(base.parents | {parent}, base.current, base.ended, base.ended_here, released))
+        out.set_fact(child, replace(base, parents=base.parents | {parent}, released=base.released and effect.releases))
 
 
 def _children(e: CallPost, effect: ParentOf) -> list[Obj]:

@@ -2,7 +2,8 @@
 (`self.<attr>`), read off its syntax and the models, without running it.
 
 A method may let go of the attribute's value when it gives it (or a name
-bound from it: `p = self.bufs[i]`, `for p in self.bufs`) to a call whose
+bound from it: `p = self.bufs[i]`, `for p in self.bufs`, or the name it was
+set from: `self.h = h`) to a call whose
 model releases, adopts, consumes or keeps that argument, to a call no model
 knows (a function of the project, `weakref.finalize`, another object's
 method), calls a method on it (`self.h.close()`), returns or yields it, or
@@ -46,6 +47,7 @@ class FieldFate:
 # builtins that take a container or a value apart without keeping it
 _TRANSPARENT = frozenset({"int", "list", "tuple", "iter", "reversed", "sorted", "enumerate", "zip", "dict", "set"})
 _BUILTINS = frozenset(dir(builtins))
+_CONSTANTS = frozenset({"None", "True", "False"})
 # methods of a container that add to it, read it or drop elements (what they drop is the caller's)
 _CONTAINER = frozenset(
     {
@@ -121,6 +123,10 @@ class _Scan:
         return False
 
     def _alias(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Assign) and type(node.value) is cst.Name and node.value.value not in _CONSTANTS:
+            if any(self._is_attr(t.target) for t in node.targets):
+                self.aliases.add(node.value.value)  # `self.h = h`: what the method does to `h` it does to the field
+                self.whole.add(node.value.value)
         if isinstance(node, cst.Assign) and self._refers(node.value):
             whole = self._is_attr(node.value) or (type(node.value) is cst.Name and node.value.value in self.whole)
             for t in node.targets:

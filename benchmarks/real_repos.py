@@ -86,13 +86,20 @@ def names_a_modelled_api(path: str, line: int, name: str) -> bool | None:
         tree = ast.parse(source)
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
         return None
+    test = prefilter.Triggers(load_models())
+    if name == "<module>":  # the module's own statements
+        text = "\n".join(
+            ast.get_source_segment(source, n) or ""
+            for n in tree.body
+            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        )
+        return test.names(text, test.words_of(text))
     last = name.rpartition(".")[2]
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.lineno <= line:
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             if first <= line <= (node.end_lineno or node.lineno) and node.name == last:
                 text = ast.get_source_segment(source, node) or ""
-                test = prefilter.Triggers(load_models())
                 return test.names(text, test.words_of(text))
     return None
 
@@ -114,8 +121,11 @@ def slowest(root: Path, top: int) -> list[dict[str, object]]:
         if not isinstance(text, FileError):
             sources.append(SourceFile(str(path), text, module_name(path.resolve())))
     stats: list[FunctionStats] = []
+    # as `ownlint check` analyses (an older version has no `sections`)
+    as_check = {"sections": True} if "sections" in EngineOptions.__dataclass_fields__ else {}
+    options = EngineOptions(checkers=CHECKERS, **as_check)  # type: ignore[arg-type]
     for component in prefilter.select(sources, models):
-        analyze_project([sources[i] for i in component], models, EngineOptions(checkers=CHECKERS), stats)
+        analyze_project([sources[i] for i in component], models, options, stats)
     ordered = sorted(stats, key=lambda s: -s.seconds)[:top]
     return [
         {

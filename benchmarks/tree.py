@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stats: list[FunctionStats] = []
     started = time.perf_counter()
-    reports = analyze_project(chosen, models, EngineOptions(checkers=CHECKERS), stats) if chosen else []
+    reports = analyze_project(chosen, models, EngineOptions(checkers=CHECKERS, sections=True), stats) if chosen else []
     analysed = time.perf_counter() - started
 
     all_lines = prefilter.lines(sources)

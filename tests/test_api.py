@@ -165,7 +165,9 @@ class TestCheckPaths:
         monkeypatch.setattr(runner, "analyze", record)
         config = Config(root=tmp_path, interop_modules=("mybinding",), page_size=8192)
         api.check_paths(["."], config)
-        assert seen == [project.EngineOptions(interop_modules=("mybinding",), page_size=8192, checkers=CHECKERS)]
+        assert seen == [
+            project.EngineOptions(interop_modules=("mybinding",), page_size=8192, checkers=CHECKERS, sections=True)
+        ]
 
 
 class TestCheckSource:

@@ -69,8 +69,8 @@ def test_every_fixture_gives_the_same_reports_with_and_without_the_selection() -
         ms = _models(target, models)
         texts = relevance.kept_texts(sources, unique_module_names(sources), ms)
         skipped += any(t is not f.source for (t, _), f in zip(texts, sources, strict=True))
-        with_selection = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS))
-        without = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS, sections=False))
+        with_selection = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS, sections=True))
+        without = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS))
         assert _shown(with_selection) == _shown(without), target
         compared += 1
     assert compared > 200

@@ -321,6 +321,7 @@ def _analyze(
         page_size=config.page_size,
         incremental=incremental,
         checkers=CHECKERS + config.checkers,
+        sections=True,
     )
     cache = None
     if use_cache:

@@ -2,35 +2,38 @@
 component can hold a tracked value, found from their text and CPython's
 `ast` (no libcst parse); only those are parsed by libcst and analysed.
 
-A file the prefilter selects is cut into sections: each top-level `def` or
-`class` (with its decorators), and each other top-level statement
-(`Section`; statements that share a line are one). A section is *relevant* when
+A file the prefilter selects is cut into sections (`Section`): each
+top-level `def` or `class` (with its decorators), and each other top-level
+statement (statements that share a line are one). The names a section's
+code spells are read from its text with strings and comments left out (an
+f-string kept): bare (`name`) or as an attribute (`x.name`), not the name a
+`def` or `class` line defines (a dunder's excepted: Python calls it).
 
-- its text names a trigger word of the models (the prefilter's: a modelled
-  function, method, type, attribute or environment variable) that needs no
-  package; or one that does (`empty` of `torch.empty`) together with a name
-  the file binds to such a package: the package itself, an `import ... as`
-  alias of it or of a module below it, a name imported from it, a module
-  name assigned from one of those, or any name where the file imports the
-  package with `*` or is itself part of it (`relative imports`); or
-- its text names the function or class that a relevant section defines,
-  or a module name that a relevant top-level statement binds
-  (`VAR = "SOME_MODELLED_VARIABLE"`): it can receive a tracked value from
-  it, or pass one to it.
+A section is *relevant* when
 
-This is a fixpoint over the files of the component. Then the sections kept
-are the relevant ones, every top-level statement that is not a
-definition (they bind the module's names: imports, constants, aliases),
-and, again to a fixpoint, every definition whose name a kept section's
-text spells (a callee whose summary a relevant caller needs, a
-base class, a class whose objects it builds) or binds, by an import inside
-it, a name a kept section spells.
+- its code names a trigger word of the models (the prefilter's words: a
+  modelled function, method, type or attribute; in strings too, an
+  environment variable a model lists) that needs no package; or one that
+  does (`empty` of `torch.empty`) together with a name the file binds to
+  such a package: the package, an `import ... as` alias of it or of a module
+  below it, a name imported from it, a module name assigned from one of
+  those, or any name where the file imports `*` from it or is part of it;
+  or a name the file imports a trigger word as (`from m import malloc as m`);
+- or, to a fixpoint over the component, its code names what a relevant
+  section binds at the top level of its file: a definition's name, or a
+  name a plain statement assigns (`VAR = "SOME_MODELLED_VARIABLE"`). Bare
+  in the same file; as an attribute, or bare after a `*` import, in a file
+  that spells the binding module's name (its file's or, for a package, its
+  directory's) or that of a package whose `__init__` spells it; and a plain
+  `from m import name` of it passes it on under the name it binds.
 
-The kept sections are parsed as one module, from the file's text with every
-other line emptied (its line ending kept), so every line and column of a
-finding is the one in the file (`kept_text`). The file is parsed whole, as
-without this module, when CPython's parser rejects it, or when the kept
-text does not parse (the whole file's error is then the one reported).
+Kept are the relevant sections, every top-level statement that is not a
+definition (imports, constants, aliases: the module's names are those of
+the whole file), and, again to a fixpoint, every definition whose name a
+kept section's code spells (bare in its own file, or in a file that names
+its module as above: a callee whose summary a relevant caller needs, a base
+class, a class whose objects it builds), and every definition holding an
+import of a name a kept section of its file spells.
 
 Names are those of top-level definitions, not of methods: the engine
 resolves a method call only on an object whose class it knows, and it knows
@@ -39,26 +42,36 @@ class, `super()` in a subclass, an attribute assigned an object of it in the
 class) or calls a function that returns one, which spells the class in turn
 and is kept with it. A class is kept whole, with all its methods.
 
-Why a skipped section loses no finding: it names no trigger word, so no
-modelled call, type or attribute is spelled in it and nothing in it can
-create, release or borrow a tracked value; it names nothing a relevant
-section defines, so no tracked value reaches it through a call, a return or
-an object of a relevant class; and no relevant or kept section names what it
-defines, so no analysed code calls it, inherits from it or builds its
-objects (a call to a name the analysed code cannot see there resolves the
-same whether the section is parsed or not: it is never spelled). Module
-statements are always kept, so the module's names, constants and the order
-of its own statements are those of the whole file. Every test of the text
-is on words (an identifier anywhere in the section's text, comments and
-strings included), so a word that is not what it looks like can only keep
-a section, never drop one.
+The kept sections are parsed as one module, from the file's text with every
+other line emptied (its line ending kept), so every line and column of a
+finding is the one in the file (`kept_texts`). The file is parsed whole, as
+without this module, when CPython's parser rejects it, or when the kept
+text does not parse (the whole file's error is then the one reported).
 
-Known limits: a trigger word that only reaches a section through an alias
-held where the file's text does not bind it (an attribute of another
-object: `obj.xp.empty()` with `obj.xp = torch` elsewhere) does not make it
-relevant; the engine does not resolve such a call to the model either.
-A skipped section is not parsed, so a syntax error libcst alone rejects in
-it is not reported (CPython's errors are: the file is then parsed whole).
+Why a skipped section loses no finding: its code names no trigger word, so
+no modelled call, type or attribute is spelled in it and nothing in it can
+create, release or borrow a tracked value; it names nothing a relevant
+section binds, so no tracked value reaches it through a call, a return, a
+module name or an object of a relevant class; and no kept section names
+what it defines, so no analysed code calls it, inherits from it or builds
+its objects (a name the analysed code never spells resolves the same
+whether the section is parsed or not). The tests are on words, so a word
+that is not what it looks like (a local that shares a function's name, a
+module name shared by two files) can only keep a section, never skip one.
+
+The selection is the driver's, as the prefilter is (`EngineOptions.sections`,
+which `ownlint.api` sets): `analyze_project` on its own analyses every
+statement it is given. Checkers from outside see what ownlint's own see:
+the files the prefilter selects, and in them the sections kept.
+
+Known limits: a trigger word that reaches a section only through an alias
+the file's text does not bind (an attribute of another object:
+`obj.xp.empty()` with `obj.xp = torch` elsewhere) does not make it relevant;
+the engine does not resolve such a call to the model either. A name used
+only through a string (`getattr(m, "release")`) links nothing; the engine
+does not follow it either. A skipped section is not parsed, so a syntax
+error that libcst alone rejects in it is not reported (CPython's are: the
+file is then parsed whole).
 """
 
 from __future__ import annotations

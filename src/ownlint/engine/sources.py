@@ -36,8 +36,9 @@ class EngineOptions:
     interop_modules: tuple[str, ...] = ()
     page_size: int | None = None  # None: symbolic
     incremental: bool = False  # re-parse only the top-level statements that changed (engine/incremental.py)
-    # parse and analyse only the top-level sections that can hold a tracked value (engine/relevance.py)
-    sections: bool = True
+    # parse and analyse only the top-level sections that can hold a tracked value (engine/relevance.py);
+    # the driver asks for it where it applies the prefilter (the engine analyses all it is given otherwise)
+    sections: bool = False
     # the rule families that read the analysis (events.Checker), as "module:Class";
     # ownlint.checks.CHECKERS names ownlint's own
     checkers: tuple[str, ...] = ()

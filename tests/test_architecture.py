@@ -9,6 +9,7 @@ functions (stubs of methods some other class provides)."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -242,3 +243,54 @@ def test_the_evaluators_components_meet_only_through_the_shared_interface() -> N
     assert len(components) >= 12
     assert {name: sorted(graph[name] & components) for name in components if graph[name] & components} == {}
     assert not graph["ownlint.engine.eval_shared"] & components
+
+
+ENGINE = SRC / "ownlint" / "engine"
+RULES = SRC.parent / "rules"
+# the stacks' names as people write them, and the spellings of their C APIs'
+# identifiers; with the root package of every qualified callee of the bundled
+# model files (`cupy` of `cupy.cuda.runtime.malloc`)
+STACK_WORDS = (
+    r"CUDA|[Cc]uda|CuPy|[Cc]upy|PyTorch|torch|numba|PyCUDA|pycuda|SYCL|sycl|dpctl|dpnp|HIP|hip|"
+    r"DLPack|dlpack|NVRTC|nvrtc|[Ll]evel[ _][Zz]ero|TensorRT|tinygrad|OpenCL"
+)
+C_IDENTIFIERS = r"(?:cu|cuda|hip|ze|zex|nvrtc|cl)[A-Z][A-Za-z0-9_]*"
+RULE_CODE = r"OWN[0-9]{3}"
+
+
+def _api_words() -> set[str]:
+    import tomllib
+
+    words = set()
+    for path in RULES.glob("*.toml"):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        for table in data.values():
+            for entry in table if isinstance(table, list) else ():
+                for name in (*entry.get("functions", ()), *entry.get("methods", ())):
+                    if "." in name:
+                        words.add(name.split(".")[0])
+    return {w for w in words if w} - {"ctypes", "weakref", "contextlib", "threading", "concurrent", "os", "sys", "mmap"}
+
+
+def engine_mentions(root: Path = ENGINE) -> list[str]:
+    """Every place the engine's text (code, comments, docstrings) names an API
+    or a rule: the engine models Python; what an API does is `rules/`, what a
+    rule reports is `ownlint.checks`."""
+    words = "|".join(sorted(re.escape(w) for w in _api_words()))
+    pattern = re.compile(rf"\b(?:{STACK_WORDS}|{words})\b|\b{C_IDENTIFIERS}\b|\b{RULE_CODE}\b")
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in pattern.finditer(line):
+                found.append(f"{path.relative_to(root)}:{number}: {m.group(0)}")
+    return found
+
+
+def test_the_engine_names_no_api_and_no_rule() -> None:
+    assert engine_mentions() == []
+
+
+def test_an_api_name_or_a_rule_code_in_the_engine_is_found(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text('"""Like `cudaFree(p)`."""\nx = 1  # OWN201\ny = "cupy"\n', encoding="utf-8")
+    (tmp_path / "b.py").write_text('"""`lib.free(p)`, `current`, `hipster`, `cuddle`."""\n', encoding="utf-8")
+    assert engine_mentions(tmp_path) == ["a.py:1: cudaFree", "a.py:2: OWN201", "a.py:3: cupy"]

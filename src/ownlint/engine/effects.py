@@ -142,7 +142,7 @@ class Record:
 
 @dataclass(frozen=True, slots=True)
 class KeepAlive:
-    """An asynchronous submission (`q.submit_async(kernel, args, ...)`): it
+    """An asynchronous submission (`q.submit(kernel, args, ...)`): it
     returns an event at once, and the memory at `arguments` (positions; a
     list or tuple there: its elements) and `argument_keywords` must stay
     alive until that event, or a later one depending on it, is waited. The

@@ -259,7 +259,7 @@ class ModelSet:
     by_last_name: dict[str, CallModel] = field(default_factory=dict)
     by_qualified: dict[str, CallModel] = field(default_factory=dict)
     # what the models say of a method by its name alone, whatever the receiver
-    # (`q.submit_async(...)`, `buf.free()`): the entries the tables below derive from
+    # (`q.submit(...)`, `buf.free()`): the entries the tables below derive from
     by_method: dict[str, CallModel] = field(default_factory=dict)
     out_parameter: set[str] = field(default_factory=set)
     borrow_attributes: dict[str, BorrowAttribute] = field(default_factory=dict)  # by attribute name
@@ -403,9 +403,9 @@ class ModelSet:
         return {m for m, cm in self.by_method.items() if cm.keep_alive is not None}
 
     def qualified_roots(self) -> dict[str, set[str]]:
-        """For each last name of a qualified model name (`empty` of `dpnp.empty`),
+        """For each last name of a qualified model name (`empty` of `arrays.empty`),
         the top-level packages such names start with: a call of one is spelled
-        in a file that names its package too (`import dpnp`, `from dpnp import
+        in a file that names its package too (`import arrays`, `from arrays import
         empty`), so `empty` alone lets no model apply."""
         roots: dict[str, set[str]] = {}
         for q in self.by_qualified:

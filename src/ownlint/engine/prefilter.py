@@ -56,7 +56,7 @@ def trigger_words(models: ModelSet) -> frozenset[str]:
 
 def root_conditions(models: ModelSet) -> dict[str, frozenset[str]]:
     """The trigger words that only qualified model names give (`empty` of
-    `dpnp.empty`, `free` of `gpulib.runtime.free`), each with the packages a
+    `arrays.empty`, `free` of `gpulib.runtime.free`), each with the packages a
     file must also name for it to count: without them the standard library's
     `empty`, `full` and `free` selected almost every file."""
     caps = models.capsules

@@ -21,5 +21,5 @@ settings.register_profile("thorough", max_examples=STANDARD * 2)
 
 
 def examples(count: int) -> int:
-    """`count` scaled by the loaded profile (a count of three or fewer is kept: a handful stays a handful)."""
+    """`count` scaled by the loaded profile, never below three (or `count`, if smaller): a handful stays a handful."""
     return max(min(count, 3), count * settings().max_examples // STANDARD)

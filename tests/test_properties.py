@@ -159,3 +159,14 @@ def test_jobs_do_not_change_the_reports(names: list[str], monkeypatch: pytest.Mo
     alone_ok = [f for f in files if "_pkg/" not in f.path and not (FIXTURES / f.path).with_name("models.toml").exists()]
     if any("# E:" in f.source for f in alone_ok):
         assert any(r.diagnostics for r in alone)
+
+
+def test_the_profile_asked_for_decides_the_counts(request: pytest.FixtureRequest) -> None:
+    """`pytest` alone runs the `quick` profile (conftest.py); `--hypothesis-profile=NAME`
+    wins over it (CI's second stage asks for `thorough`), whatever paths are given."""
+    from hypothesis_profiles import STANDARD, examples
+
+    asked = request.config.getoption("hypothesis_profile") or "quick"
+    assert settings().max_examples == {"quick": STANDARD // 2, "default": STANDARD, "thorough": STANDARD * 2}[asked]
+    assert examples(60) == 60 * settings().max_examples // STANDARD
+    assert examples(3) == max(3, 3 * settings().max_examples // STANDARD)  # a handful stays a handful

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import hypothesis_profiles  # noqa: F401  (registers the profiles)
 import pytest
+from hypothesis import settings
+
+# the README's command runs the `quick` profile; `--hypothesis-profile=NAME`
+# (the hypothesis plugin reads it after this file) picks another
+# (hypothesis_profiles.py)
+settings.load_profile("quick")
 
 
 @pytest.fixture(autouse=True)

@@ -30,6 +30,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from programs import function_source
 
 from ownlint.checks import CHECKERS
@@ -40,7 +41,7 @@ from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile
 from ownlint.engine.typestate import FunctionAnalysis
 
 SETTINGS = settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     derandomize=True,
     database=None,
@@ -107,7 +108,7 @@ def test_generated_programs_terminate_within_their_budget(models: ModelSet, rng:
     check_terminates(function_source(rng, size), models)
 
 
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=examples(25))
 @given(rng=st.randoms(use_true_random=False))
 def test_step_counts_are_deterministic(models: ModelSet, rng: random.Random) -> None:
     source = function_source(rng, 30)

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ownlint.cachedir import ENV_VAR as OWNLINT_CACHE_DIR
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -57,6 +59,7 @@ def with_cache(root: Path) -> dict[str, str]:
     return {**os.environ, OWNLINT_CACHE_DIR: str(root / "cache")}
 
 
+@pytest.mark.slow  # four real runs over every fixture
 def test_concurrent_runs_and_a_truncated_cache(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES, tmp_path / "tree")
     # the configuration lives here; fixture directories with

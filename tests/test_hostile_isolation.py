@@ -97,7 +97,9 @@ def test_the_large_tree_is_large_enough_to_be_spread_over_workers() -> None:
 
 
 @pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
-@pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize(
+    "size", [pytest.param(s, marks=pytest.mark.slow) if s == "large" else s for s in sorted(SIZES)]
+)  # large: spread over workers, end to end
 @pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize("terminal", [False, True], ids=["pipes", "terminal"])
 def test_no_code_of_the_checked_repository_ever_runs(

@@ -15,6 +15,7 @@ import pytest
 from cli_helpers import invoke
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from ownlint import notebook
 
@@ -322,7 +323,7 @@ def test_a_helper_defined_in_a_notebook_is_followed_there(here: Path) -> None:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.one_of(st.none(), st.text(alphabet="ab =(){}[]'\"#%!?\\\n\t:", max_size=40)),

@@ -13,7 +13,8 @@
 
 The example counts are small so that the file runs in well under a minute on
 two cores; the generators still find the shallow crashes, and CI runs them
-again with fresh random seeds every time.
+again with fresh random seeds every time. `pytest` alone runs half of each
+count, CI's second stage twice each (hypothesis_profiles.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import hypothesmith
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from ownlint import api, runner
 from ownlint.checks import CHECKERS
@@ -72,7 +74,7 @@ def assert_spans_inside(source: str, result: dict[str, object]) -> None:
 # ---------------------------------------------------------------- generated programs
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=SLOW_OK)
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=SLOW_OK)
 @given(
     program=st.deferred(hypothesmith.from_grammar)
 )  # deferred: its grammar takes seconds to build, not at collection
@@ -115,7 +117,7 @@ edits_strategy = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=SLOW_OK)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=SLOW_OK)
 @given(name=st.sampled_from(FIXTURE_NAMES), edits=edits_strategy)
 def test_mutated_fixtures_never_crash_the_analysis(name: str, edits: list[tuple[str, int]]) -> None:
     source = mutate(FIXTURE_TEXTS[name], edits)
@@ -138,7 +140,9 @@ def test_mutate_does_what_it_says() -> None:
 # ---------------------------------------------------------------- jobs
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[*SLOW_OK, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(3), deadline=None, suppress_health_check=[*SLOW_OK, HealthCheck.function_scoped_fixture]
+)
 @given(names=st.lists(st.sampled_from(FIXTURE_NAMES), min_size=2, max_size=8, unique=True))
 def test_jobs_do_not_change_the_reports(names: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "PARALLEL_MIN_LINES", 0)  # worker processes even for a few small files
@@ -155,3 +159,14 @@ def test_jobs_do_not_change_the_reports(names: list[str], monkeypatch: pytest.Mo
     alone_ok = [f for f in files if "_pkg/" not in f.path and not (FIXTURES / f.path).with_name("models.toml").exists()]
     if any("# E:" in f.source for f in alone_ok):
         assert any(r.diagnostics for r in alone)
+
+
+def test_the_profile_asked_for_decides_the_counts(request: pytest.FixtureRequest) -> None:
+    """`pytest` alone runs the `quick` profile (conftest.py); `--hypothesis-profile=NAME`
+    wins over it (CI's second stage asks for `thorough`), whatever paths are given."""
+    from hypothesis_profiles import STANDARD, examples
+
+    asked = request.config.getoption("hypothesis_profile") or "quick"
+    assert settings().max_examples == {"quick": STANDARD // 2, "default": STANDARD, "thorough": STANDARD * 2}[asked]
+    assert examples(60) == 60 * settings().max_examples // STANDARD
+    assert examples(3) == max(3, 3 * settings().max_examples // STANDARD)  # a handful stays a handful

@@ -283,6 +283,7 @@ def test_workers_fork_only_without_other_threads() -> None:
         other.join()
 
 
+@pytest.mark.slow  # the run of `forked_run`: every fixture, in a fresh interpreter
 @CORPUS_GROUP
 def test_workers_leave_libcst_as_it_is(forked_run: dict[str, object]) -> None:
     """No process of a run changes libcst's node classes: not the caller of
@@ -400,6 +401,7 @@ def forked_run(outside: Path) -> dict[str, object]:
     return json.loads(run_script(script, outside))  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow  # every fixture, in a fresh interpreter and in this one
 @CORPUS_GROUP
 def test_forked_workers_find_what_one_process_finds(forked_run: dict[str, object], one_process: RunResult) -> None:
     """A run big enough for two workers, forked from a process that has
@@ -449,6 +451,7 @@ def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # every fixture, through the real command and in this process
 @CORPUS_GROUP
 def test_the_command_line_gives_what_one_process_gives(outside: Path, one_process: RunResult) -> None:
     """`ownlint check --no-cache --jobs 2` finds what one process finds with

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from ownlint.diagnostics import Diagnostic, Span
 from ownlint.suppress import (
@@ -176,7 +177,7 @@ def test_unused_ignore_file() -> None:
     assert unused_suppressions("m.py", suppressions, used, lambda code: True) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("# noqa:ownlint ignore[]-fileOWN201,\n\"'\\x=1()\t")), max_size=80))
 def test_any_text_is_parsed_without_raising(source: str) -> None:
     parse_suppressions(source)

@@ -138,3 +138,17 @@ def test_an_import_inside_a_skipped_definition_is_kept_when_a_kept_section_spell
 def test_a_file_is_left_whole_where_nothing_is_skipped(source: str) -> None:
     files = [SourceFile("mod.py", source, None)]
     assert relevance.kept_texts(files, ["mod"], load_models())[0][0] is source
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_findings_after_skipped_sections_keep_their_lines_and_columns(newline: str) -> None:
+    path = FIXTURES / "free" / "skipped_sections.py"
+    source = path.read_text(encoding="utf-8").replace("\n", newline)
+    files = [SourceFile("skipped_sections.py", source, None)]
+    models = load_models()
+    assert relevance.kept_texts(files, ["skipped_sections"], models)[0][0] is not source
+    with_selection = analyze_project(files, models, EngineOptions(checkers=CHECKERS, sections=True))
+    without = analyze_project(files, models, EngineOptions(checkers=CHECKERS))
+    assert _shown(with_selection) == _shown(without)
+    (line,) = [n for n, text in enumerate(source.split(newline), start=1) if "# E: OWN201" in text]
+    assert [(d.code, d.span.line, d.span.column) for d in with_selection[0].diagnostics] == [("OWN201", line, 5)]

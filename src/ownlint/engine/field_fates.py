@@ -22,6 +22,7 @@ value kept in an attribute nothing lets go of reports no more than it proves.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from dataclasses import dataclass
 
 import libcst as cst
@@ -72,20 +73,30 @@ _CONTAINER = frozenset(
         "discard",
     }
 )
+# the nodes a scan reads
+_READ = (cst.Assign, cst.For, cst.CompFor, cst.WithItem, cst.Call, cst.Return, cst.Yield)
 # effects by which a modelled call lets go of an argument it is given
 _LETS_GO = (fx.Adopt, fx.Consume, fx.KeepAlive)
 
 
+def statements(method: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
+    """The nodes of `method` a scan reads (bindings, calls, returns, yields), in
+    source order: walked once per method, kept by the caller."""
+    return tuple(n for n in _walk(method) if isinstance(n, _READ))
+
+
 def lets_go(
-    method: cst.FunctionDef, self_name: str, attr: str, names: ModuleNames, models: ModelSet, elements: bool
+    nodes: tuple[cst.CSTNode, ...], self_name: str, attr: str, names: ModuleNames, models: ModelSet, elements: bool
 ) -> bool:
-    """Whether `method` may release or hand off what `self.<attr>` holds."""
-    return _Scan(self_name, attr, names, models, elements).run(method)
+    """Whether the method whose `statements` are `nodes` may release or hand off what `self.<attr>` holds."""
+    return _Scan(self_name, attr, names, models, elements).run(nodes)
 
 
-def releases_some_field(method: cst.FunctionDef, self_name: str, names: ModuleNames, models: ModelSet) -> bool:
-    """Whether `method` gives some `self.<x>` (or an element of it) to a call whose model releases it."""
-    for call in _calls(method):
+def releases_some_field(nodes: tuple[cst.CSTNode, ...], self_name: str, names: ModuleNames, models: ModelSet) -> bool:
+    """Whether the method whose `statements` are `nodes` gives some `self.<x>` to a call whose model releases it."""
+    for call in nodes:
+        if type(call) is not cst.Call:
+            continue
         model = _model(call, names, models)
         if model is None or not any(type(x) is fx.Release for x in model.effects):
             continue
@@ -105,8 +116,7 @@ class _Scan:
         self.aliases: set[str] = set()
         self.whole: set[str] = set()  # aliases of the attribute itself (`bufs = self.bufs`)
 
-    def run(self, method: cst.FunctionDef) -> bool:
-        nodes = list(_walk(method))
+    def run(self, nodes: tuple[cst.CSTNode, ...]) -> bool:
         for _ in range(2):  # names bound from names bound from the attribute
             for node in nodes:
                 self._alias(node)
@@ -238,15 +248,36 @@ def _names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    return [n for n in _walk(node) if type(n) is cst.Call]
-
-
 def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node` and every node below it, in source order (read off the syntax
+    fields: libcst's `children` is several times slower)."""
     out: list[cst.CSTNode] = []
     stack = [node]
     while stack:
         n = stack.pop()
         out.append(n)
-        stack.extend(reversed(n.children))
+        below: list[cst.CSTNode] = []
+        for name in _fields(type(n)):
+            value = getattr(n, name)
+            if isinstance(value, cst.CSTNode):
+                below.append(value)
+            elif isinstance(value, (tuple, list)):
+                below.extend(v for v in value if isinstance(v, cst.CSTNode))
+        stack.extend(reversed(below))
     return out
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+# fields that hold only layout (whitespace, brackets, commas)
+_LAYOUT = frozenset(
+    {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header", "footer"}
+)
+
+
+def _fields(t: type) -> tuple[str, ...]:
+    done = _FIELDS.get(t)
+    if done is None:
+        done = _FIELDS[t] = tuple(
+            f.name for f in dataclasses.fields(t) if f.name not in _LAYOUT and "whitespace" not in f.name
+        )
+    return done

@@ -92,6 +92,8 @@ class Project:
         self.fates: dict[tuple[str, str, bool], FieldFate] = {}  # `field_fate`'s answers, once each
         self.related: dict[str, tuple[str, ...]] = {}  # `_related`'s answers, once each
         self.ancestry: dict[str, tuple[str, ...]] = {}  # `_bases`' answers, once each
+        # id(scope) of a method -> the nodes `field_fate` reads of it, and whether it releases a field
+        self.method_reads: dict[int, tuple[tuple[cst.CSTNode, ...], bool]] = {}
         self.budget_notes: list[tuple[Unit, cst.CSTNode, str, str]] = []
         self.scope_index: dict[int, int] = {}  # id(scope) -> its index in its unit's scopes
         self.summaries: dict[str, Summary] = {}
@@ -451,9 +453,16 @@ class Project:
                 if type(node) is not cst.FunctionDef or self_name is None:
                     continue
                 name = f"{c.rpartition('.')[2]}.{node.name.value}"
-                if field_fates.lets_go(node, self_name, attr, unit.names, self.models, elements):
+                read = self.method_reads.get(id(scope))
+                if read is None:
+                    nodes = field_fates.statements(node)
+                    read = self.method_reads[id(scope)] = (
+                        nodes,
+                        field_fates.releases_some_field(nodes, self_name, unit.names, self.models),
+                    )
+                if field_fates.lets_go(read[0], self_name, attr, unit.names, self.models, elements):
                     lets_go_in.append(name)
-                if field_fates.releases_some_field(node, self_name, unit.names, self.models):
+                if read[1]:
                     releasers.append(name)
         done = self.fates[key] = FieldFate(cls.rpartition(".")[2], tuple(lets_go_in), tuple(releasers))
         return done

@@ -238,6 +238,8 @@ class Project:
         for scope, call, qualified, on_self, target in deps:
             if self._target(scope, call, qualified, on_self) != target:
                 return False
+            if target is not None and "@" in target:
+                return False  # an inherited method analysed for a derived class (`_late`): never kept
             if target is not None:
                 self.summary_of(target)
                 if id(self.functions[target][1]) not in self.reused:

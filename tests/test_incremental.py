@@ -79,6 +79,43 @@ def test_a_changed_helper_changes_its_callers_findings(tmp_path: Path) -> None:
     assert seen[2] == seen[0]
 
 
+OVERRIDE = """from cuda.bindings import runtime as cudart
+
+
+class Base:
+    def close_impl(self):
+        pass
+
+    def close(self):
+        self.close_impl()
+
+
+class Derived(Base):
+    def __init__(self, size):
+        err, self.p = cudart.cudaMalloc(size)
+
+    def close_impl(self):
+{body}
+
+
+def run(size):
+    d = Derived(size)
+    d.close_impl()
+    d.close()
+"""
+
+
+def test_an_edited_override_reached_through_an_inherited_method(tmp_path: Path) -> None:
+    """`d.close()` runs `Base.close`, whose `self.close_impl()` is `Derived`'s
+    (late binding): editing the override changes what the unchanged caller finds."""
+    frees = OVERRIDE.format(body="        cudart.cudaFree(self.p)")
+    keeps = OVERRIDE.format(body="        pass")
+    seen = check_steps(tmp_path, [frees, keeps, frees])
+    assert ("OWN201", 23) in seen[0]
+    assert ("OWN201", 23) not in seen[1]
+    assert seen[2] == seen[0]
+
+
 def test_edits_that_move_lines_move_the_findings(tmp_path: Path) -> None:
     base = MODULE.format(helper=HELPER_FREES, tail="")
     moved = "# a comment\n\n\n" + base

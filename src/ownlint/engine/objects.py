@@ -9,7 +9,10 @@ attributes are forgotten: nothing known, no finding. Releases at death:
 `__del__` that frees `self.<attr>` on every outcome, or a finalizer
 registered with a model release (`weakref.finalize(obj, lib.free, ctx, p)`),
 marks the handle `at_death`, so an explicit release of it is a second one.
-The evaluator's `objects` component (see eval_shared)."""
+An object built here dies where its last reference goes (`del`, a rebound
+name or attribute, a temporary at the end of its statement) unless anything
+else may reach it: its class's `__del__` runs there, replayed on its
+attributes (`dies`). The evaluator's `objects` component (see eval_shared)."""
 
 from __future__ import annotations
 
@@ -20,8 +23,8 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import Analysis, EvalShared
 from ownlint.engine.state import FREED, LIVE_STATE
-from ownlint.engine.typestate_base import _index
-from ownlint.engine.values import Field, Instance, Val, objects_in
+from ownlint.engine.typestate_base import _index, target_key
+from ownlint.engine.values import Const, Dict, Field, Instance, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Outcome, Summary
@@ -60,6 +63,11 @@ class ObjectsEval:
         self.ev = ev
         self.fa = ev.fa
         self.models = ev.models
+        # the objects built in the statement being run, to die at its end if nothing holds them,
+        # and the path state they were built in
+        self.fresh: list[tuple[Instance, str]] = []
+        self.fresh_in: object = None
+        self.died_in: tuple[cst.CSTNode, object] | None = None  # the last `dies` replay: where, on which state
 
     def method(self, cls: str, name: str, node: cst.Call) -> Summary | None:
         """The summary of `cls.name`, a function of the checked tree, or None."""
@@ -77,6 +85,10 @@ class ObjectsEval:
             return None
         obj = self.fa.instance_object(node, qualified)
         self.forget_fields(obj)  # built again: the last one's attributes are not this one's
+        self.ev.st.env.pop(obj.key, None)  # and nothing else reaches it yet
+        if self.fresh_in is not self.ev.st:
+            self.fresh, self.fresh_in = [], self.ev.st
+        self.fresh.append((obj, "the temporary it built dies here"))
         for _, v in args:
             self.ev.names.escape(v)
         self.ev.replay.apply(init, node, obj, args, obj.key)
@@ -84,6 +96,67 @@ class ObjectsEval:
             key = f"{obj.key}.{attr}"
             self.at_death(self.ev.st.env.get(key), node, f"freed by `{dele.name}` when it dies", key)
         return obj
+
+    def temporaries(self, node: cst.CSTNode) -> None:
+        """The end of the statement `node`: an object it built that nothing holds dies."""
+        if self.fresh_in is not self.ev.st:
+            return
+        fresh, self.fresh, self.fresh_in = self.fresh, [], None
+        for obj, cause in fresh:
+            if not self.ev.names.refs(obj):
+                self.dies(obj, node, cause)
+
+    def removed(self, base: cst.BaseExpression, container: Dict, key: Const) -> Val:
+        """`d.pop(k)` on a dict with constant keys held by a name: the element
+        leaves `d` and is the call's value; an object in it that nothing holds at
+        the end of the statement dies then (`temporaries`)."""
+        env = self.ev.st.env
+        name = target_key(base, self.fa.self_name, env)
+        value = next((v for k, v in container.items if k == key.value), None)
+        if name is None or env.get(name) is not container:
+            return value
+        env[name] = Dict(tuple((k, v) for k, v in container.items if k != key.value))
+        for obj in objects_in(value):
+            if type(obj) is Instance:
+                if self.fresh_in is not self.ev.st:
+                    self.fresh, self.fresh_in = [], self.ev.st
+                self.fresh.append((obj, f"removed from `{source_of(base)}` here"))
+        return value
+
+    def dies(self, obj: Instance, node: cst.CSTNode, cause: str) -> None:
+        """The last reference to `obj` went away at `node` (`cause`, for the
+        story: "`mem` deleted here"): its class's
+        `__del__` (its own or inherited) runs there, its effects on `obj`'s
+        attributes replayed. Nothing happens where anything else may reach
+        `obj` (it escaped: its attributes were forgotten), for an object that
+        existed before the function, or for a second death in one statement
+        (each would fork the path at the same node)."""
+        env = self.ev.st.env
+        if obj.number < 0 or obj.key in env or type(node) is cst.Call or self.died_in == (node, self.ev.st):
+            return
+        dele = self.method(obj.cls, "__del__", cst.Call(cst.Name("__del__")))
+        if dele is None or not dele.is_method or not dele.outcomes:
+            return
+        self.died_in = (node, self.ev.st)
+        prefix = obj.key + "."
+        heap = self.ev.st.heap
+        for key in [k for k in env if k.startswith(prefix)]:
+            if any((hs := heap.get(o)) is not None and hs.at_death == key for o in objects_in(env[key])):
+                if any(heap[o].kind == FREED for o in objects_in(env[key]) if o in heap):
+                    # released already, as a release before this very destructor (`at_death`):
+                    # that release was the second one, this run of `__del__` is not a third
+                    del env[key]
+                    continue
+            self.spared(key, env[key])  # what `__del__` releases now is not released a second time
+        held = {o: heap.get(o) for k in env if k.startswith(prefix) for o in objects_in(env[k])}
+        self.ev.replay.apply(dele, node, obj, [], obj.key)
+        step = self.fa.step_of(node, f"{cause}: `{dele.name}` runs")
+        for o, before in held.items():
+            hs = heap.get(o)
+            if hs is not None and hs is not before:
+                heap[o] = hs.with_step(hs.kind, step)
+        self.forget_fields(obj)
+        env[obj.key] = None  # dead: nothing more runs on it
 
     def destroyed(self, cls: str, node: cst.CSTNode) -> list[tuple[str, Summary]]:
         """The attributes `cls`'s `__del__` (its own or inherited) frees on every
@@ -168,6 +241,17 @@ class ObjectsEval:
             self.forget_fields(obj)
             return
         self.ev.replay.apply(summary, node, obj, [], obj.key)
+
+    def attribute(self, obj: Instance, attr: str, node: cst.Attribute) -> tuple[bool, Val]:
+        """`x.attr` of an object built here where nothing set `attr`: a
+        property of its class is called (its summary replayed on the object's
+        attributes). Not handled (False) otherwise."""
+        if obj.number < 0 or obj.key in self.ev.st.env:
+            return False, None
+        summary = self.method(obj.cls, attr, cst.Call(node))
+        if summary is None or not summary.is_property:
+            return False, None
+        return True, self.ev.replay.apply(summary, node, obj, [], obj.key)
 
     def on_entry_attribute(self, obj: Val, attr: str) -> Val:
         """`<obj>.attr` where nothing in this function set it: for a parameter's

@@ -164,6 +164,7 @@ class Summary:
     defaults: tuple[tuple[int, object], ...]  # parameter index -> literal default value
     is_method: bool  # the first parameter is `self`
     outcomes: tuple[Outcome, ...]
+    is_property: bool = False  # a method decorated `@property`: reading the attribute calls it
 
 
 EMPTY_OUTCOME = Outcome((), (), (), (), None)

@@ -176,15 +176,16 @@ class FunctionAnalysis:
         what they are read with, not the analysis (which would keep every
         block's states alive: 99 instead of 63 MB on the dense corpus)."""
         name, index, params, fields, self_name = self.name, self.unit.index, self.params, self.fields, self.self_name
+        prop = _is_property(self.cfg.node) if self_name is not None else False
         if self.solution is None:  # past a budget: no effect
-            return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, (EMPTY_OUTCOME,))
+            return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, (EMPTY_OUTCOME,), prop)
         exits = self.solution.ins.get(self.cfg.exit)
 
         def make() -> Summary:
             outcomes: dict[Outcome, None] = {}
             for st in exits or ():
                 outcomes[outcome_of(st, params, fields, self_name)] = None
-            return Summary(name, index, tuple(params), defaults, self_name is not None, tuple(outcomes))
+            return Summary(name, index, tuple(params), defaults, self_name is not None, tuple(outcomes), prop)
 
         return make
 
@@ -500,6 +501,7 @@ class FunctionAnalysis:
                 ev.names.bind(def_name.value, None)
         elif kind == "stmt":
             ev.names.small_statement(node)
+            ev.objects.temporaries(node)
 
     # -- objects -------------------------------------------------------------
     def site_object(self, node: cst.CSTNode, role: str, index: int | str = 0) -> Site:
@@ -572,3 +574,15 @@ def _no_field_classes() -> Mapping[str, str]:
 
 def _no_field_fate(attr: str, elements: bool) -> FieldFate | None:
     return None
+
+
+def _is_property(node: cst.CSTNode) -> bool:
+    """Whether `node` is a method decorated `@property` (or `@functools.cached_property`)."""
+    if type(node) is not cst.FunctionDef:
+        return False
+    for d in node.decorators:
+        e = d.decorator
+        name = e.value if type(e) is cst.Name else e.attr.value if type(e) is cst.Attribute else ""
+        if name in ("property", "cached_property"):
+            return True
+    return False

@@ -17,7 +17,7 @@ from ownlint.engine.models import Create
 from ownlint.engine.models import Release as Release_
 from ownlint.engine.state import BORROWED, FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.typestate_base import _deref, _index, target_key
-from ownlint.engine.values import Addr, BufRef, Dict, Instance, Obj, Prop, Ref, Seq, Sym, Val, objects_in
+from ownlint.engine.values import Addr, BufRef, Const, Dict, Instance, Obj, Prop, Ref, Seq, Sym, Val, objects_in
 
 if TYPE_CHECKING:
     from ownlint.engine.summaries import Summary
@@ -75,6 +75,10 @@ class CallEval:
             handled, value = self.ev.objects.call_method(node, receiver, args)
             if handled:
                 return value
+        elif type(receiver) is Dict and method and args and type(args[0][1]) is Const:
+            assert type(node.func) is cst.Attribute
+            if node.func.attr.value == "pop" and len(args) == 1:
+                return self.ev.objects.removed(node.func.value, receiver, args[0][1])
         elif not method and fa.resolver is not None and qualified[-1:] != "?":
             built = self.ev.objects.construct(node, qualified, args)
             if built is not None:

@@ -60,6 +60,10 @@ class NamesEval:
         tracked object no local holds any more dies for the checkers (`Death`)."""
         deaths = self.on["death"]
         for obj in objects_in(old):
+            if type(obj) is Instance:
+                if not self.refs(obj):
+                    self.ev.objects.dies(obj, self.ev.site, f"{name} {how} here")
+                continue
             hs = self.ev.st.heap.get(obj)
             if obj.rooted:
                 continue  # the path it was read from still holds it
@@ -86,6 +90,7 @@ class NamesEval:
                     handler(event, self.ev)
             if type(obj) is Instance:
                 self.ev.objects.forget_fields(obj)  # what else reaches it may change its attributes
+                self.ev.st.env[obj.key] = None  # and may keep it alive: it does not die here (`dies`)
                 continue
             hs = self.ev.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped:

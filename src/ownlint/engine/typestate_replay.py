@@ -367,6 +367,8 @@ def _receiver(node: cst.CSTNode, summary: Summary) -> str:
             return source_of(receiver)  # `demo.decoder.teardown()`: `demo.decoder`
         if type(receiver) is cst.Name:
             return receiver.value
+    if type(node) is cst.Attribute and type(node.value) is cst.Name:
+        return node.value.value  # a property read: `mem.device_ptr`
     if type(node) is cst.WithItem and node.asname is not None and type(node.asname.name) is cst.Name:
         return node.asname.name.value
     return summary.params[0] if summary.params else "self"

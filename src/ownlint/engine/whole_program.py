@@ -84,6 +84,8 @@ class Project:
         # the project's classes (`mod.Class`) and their bases, qualified as the class's module spells them
         self.classes: dict[str, tuple[str, ...]] = {}
         self.inherited: dict[str, str | None] = {}  # `_inherited`'s answers, once each
+        self.late: dict[tuple[str, str], bool] = {}  # `_rebinds`' answers, once each
+        self.self_calls: dict[str, frozenset[str]] = {}  # the methods a method calls on its `self`
         self.class_of: dict[str, str | None] = {}  # `_class`'s answers, once each
         self.methods: dict[str, list[tuple[Unit, Scope]]] = {}  # class -> its methods
         # dataclasses with no `__init__` of their own: class -> (its file, its fields, their literal defaults)
@@ -189,11 +191,13 @@ class Project:
         return self.violations[key]
 
     def _evaluate(
-        self, unit: Unit, scope: Scope, summary: bool
+        self, unit: Unit, scope: Scope, summary: bool, receiver: str | None = None
     ) -> tuple[list[RawViolation], Callable[[], Summary] | None]:
         """Runs the analysis of `scope` (or, incrementally, reuses its last
-        results): its violations and, if `summary`, what makes its summary."""
-        context = self.context.get(unit.index)
+        results): its violations and, if `summary`, what makes its summary.
+        With `receiver`, an inherited method analysed for an object of that
+        class (`_late`): never kept for the next check."""
+        context = self.context.get(unit.index) if receiver is None else None
         if context is not None:
             last = _MEMORY.results.get(unit.path, {}).get(id(scope))
             if (
@@ -209,7 +213,7 @@ class Project:
                     self.budget_notes.append((unit, scope.cfg.node, *last.note))
                 return last.violations, _ready(last.summary) if last.summary is not None else None
         deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = [] if context is not None else None
-        fa = self._analysis(unit, scope, deps)
+        fa = self._analysis(unit, scope, deps, receiver)
         if self.stats is None:
             violations = fa.run()
         else:
@@ -236,6 +240,8 @@ class Project:
         for scope, call, qualified, on_self, target in deps:
             if self._target(scope, call, qualified, on_self) != target:
                 return False
+            if target is not None and "@" in target:
+                return False  # an inherited method analysed for a derived class (`_late`): never kept
             if target is not None:
                 self.summary_of(target)
                 if id(self.functions[target][1]) not in self.reused:
@@ -248,7 +254,11 @@ class Project:
             _MEMORY.results[path] = results
 
     def _analysis(
-        self, unit: Unit, scope: Scope, deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = None
+        self,
+        unit: Unit,
+        scope: Scope,
+        deps: list[tuple[Scope, cst.Call, str, bool, str | None]] | None = None,
+        receiver: str | None = None,
     ) -> FunctionAnalysis:
         name = scope.qualified.rpartition(".")[2] if scope.qualified else scope.cfg.name
         if scope.class_qualified:
@@ -260,13 +270,13 @@ class Project:
                 # a call into a function still being analysed (recursion) sees it unfinished:
                 # results that depend on the order of analysis are never reused
                 deps.append((scope, call, qualified, on_self, "<recursive>" if self._cut(target) else target))
-            return self.resolve(scope, call, qualified, on_self)
+            return self.resolve(scope, call, qualified, on_self, receiver)
 
         fa = FunctionAnalysis(
             unit, scope.cfg, self.models, scope.params, scope.self_name, name, resolve, self.options.checkers
         )
         if scope.class_qualified and scope.self_name is not None:
-            owner = scope.class_qualified
+            owner = receiver or scope.class_qualified
             fa.field_classes = lambda: self.field_classes(owner)
 
             def fate(attr: str, elements: bool) -> FieldFate:
@@ -296,7 +306,8 @@ class Project:
             del self.later[qualified]
             done = self.summaries[qualified] = later()
             return done
-        unit, scope = self.functions[qualified]
+        defined, _, receiver = qualified.partition("@")  # `_late`'s name of an inherited method
+        unit, scope = self.functions[defined]
         if scope.generator:
             return Summary(
                 qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
@@ -307,11 +318,12 @@ class Project:
             )
         self.in_progress.add(qualified)
         try:
-            violations, summarize = self._evaluate(unit, scope, summary=True)
+            violations, summarize = self._evaluate(unit, scope, summary=True, receiver=receiver or None)
             assert summarize is not None
         finally:
             self.in_progress.discard(qualified)
-        self.violations[(unit.index, self.scope_index[id(scope)])] = violations
+        if not receiver:  # the method's own findings come from its analysis for its own class
+            self.violations[(unit.index, self.scope_index[id(scope)])] = violations
         if not needed:
             self.later[qualified] = summarize
             return None
@@ -327,8 +339,10 @@ class Project:
             return True
         return len(self.in_progress) >= MAX_CALL_DEPTH and target not in self.summaries and target not in self.later
 
-    def resolve(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> Summary | None:
-        target = self._target(scope, call, qualified, on_self)
+    def resolve(
+        self, scope: Scope, call: cst.Call, qualified: str, on_self: bool, receiver: str | None = None
+    ) -> Summary | None:
+        target = self._target(scope, call, qualified, on_self, receiver)
         if target is None and qualified.endswith(".__init__"):
             return self._generated_init(qualified[: -len(".__init__")])
         return None if target is None else self.summary_of(target)
@@ -348,25 +362,74 @@ class Project:
         outcome = Outcome((), (), (), rebinds, None)
         return Summary(f"{cls.rpartition('.')[2]}.__init__", unit_index, params, defaults, True, (outcome,))
 
-    def _target(self, scope: Scope, call: cst.Call, qualified: str, on_self: bool) -> str | None:
-        """The function of the checked tree that `call` reaches, if any."""
+    def _target(
+        self, scope: Scope, call: cst.Call, qualified: str, on_self: bool, receiver: str | None = None
+    ) -> str | None:
+        """The function of the checked tree that `call` reaches, if any
+        (`receiver`: the class of the object `scope`'s `self` is, where it is
+        analysed for a class derived from its own, `_late`)."""
         target: str | None = None
-        if qualified.startswith("super().") and scope.class_qualified:
+        own = receiver or scope.class_qualified
+        if qualified.startswith("super().") and scope.class_qualified and own:
             # `super().m(...)` in a method: `m` of the first base (in order) that has it
             method = qualified[len("super().") :]
             for base in self.classes.get(scope.class_qualified, ()):
                 target = self._inherited(f"{base}.{method}")
                 if target is not None:
-                    break
-        elif on_self and scope.class_qualified and type(call.func) is cst.Attribute:
-            target = self._inherited(f"{scope.class_qualified}.{call.func.attr.value}")
+                    return self._late(target, own)
+        elif on_self and own and type(call.func) is cst.Attribute:
+            target = self._inherited(f"{own}.{call.func.attr.value}")
+            if target is not None:
+                return self._late(target, own)
         elif qualified in self.functions:
             target = qualified
         elif "." in qualified and not qualified.startswith(("?", "self.")):
             target = self._by_suffix(qualified, self.by_last_name)
             if target is None:
                 target = self._inherited(qualified)
+                cls = self._class(qualified.rpartition(".")[0])
+                if target is not None and cls is not None:
+                    return self._late(target, cls)
         return target
+
+    def _late(self, target: str, receiver: str) -> str:
+        """`target`, a method reached on an object of the class `receiver`:
+        where it is inherited and a `self.m()` in it (or in a method it calls
+        so) reaches another method on `receiver` than on its own class (an
+        override), the name `target@receiver`, analysed with its `self` of
+        that class (late binding, as Python resolves `self.m()`)."""
+        own = self.functions[target][1].class_qualified
+        if own is None or own == receiver or not self._rebinds(target, receiver):
+            return target
+        return f"{target}@{receiver}"
+
+    def _rebinds(self, target: str, receiver: str) -> bool:
+        """Whether a `self.m()` in `target` (or, in turn, in a method it so
+        calls) reaches another method on `receiver` than on `target`'s class."""
+        key = (target, receiver)
+        if key in self.late:
+            return self.late[key]
+        self.late[key] = False  # a cycle of calls ends here
+        scope = self.functions[target][1]
+        own = scope.class_qualified
+        found = False
+        for name in self._self_calls(target):
+            there = self._inherited(f"{receiver}.{name}")
+            if there != self._inherited(f"{own}.{name}") or (there is not None and self._rebinds(there, receiver)):
+                found = True
+                break
+        self.late[key] = found
+        return found
+
+    def _self_calls(self, target: str) -> frozenset[str]:
+        """The names `m` of the calls `self.m(...)` in the method `target`."""
+        done = self.self_calls.get(target)
+        if done is None:
+            scope = self.functions[target][1]
+            done = self.self_calls[target] = (
+                frozenset(_self_calls(scope.cfg.node, scope.self_name)) if scope.self_name else frozenset()
+            )
+        return done
 
     def _by_suffix(self, qualified: str, by_last_name: dict[str, list[str]]) -> str | None:
         """The one function of the checked tree whose qualified name ends like
@@ -512,6 +575,20 @@ class Project:
         if not ends and package:
             ends = [q for q in same if q.startswith(package + ".") or f".{package}." in q]
         return ends[0] if len(ends) == 1 else None
+
+
+def _self_calls(node: cst.CSTNode, self_name: str) -> set[str]:
+    """The names `m` of the calls `<self_name>.m(...)` anywhere in `node`."""
+    found: set[str] = set()
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            f = call.func
+            if type(f) is cst.Attribute and type(f.value) is cst.Name and f.value.value == self_name:
+                found.add(f.attr.value)
+
+    node.visit(Calls())
+    return found
 
 
 def _ready(summary: Summary) -> Callable[[], Summary]:

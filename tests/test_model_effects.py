@@ -273,6 +273,8 @@ effects = [{ synchronize = "all" }]
     assert models.published("sync_all").effects == (fx.Synchronize(None),)
     copy = models.by_last_name["copy_async"]  # for the checkers only: the evaluator reads nothing of it
     assert (copy.creates, copy.release, copy.status, copy.keep_alive) == ((), None, False, None)
+
+
 def test_methods_of_a_receiver_made_by_listed_creators(tmp_path: Path) -> None:
     text = """
 [model]
@@ -357,6 +359,28 @@ effects = [{ parent = 0, element = 1, releases = false }]
     assert models.published("pop_ctx").effects == (fx.Current(),)
     assert models.published("alloc").effects == (fx.ParentOf(fx.Result(), None),)
     assert models.published("map_buffer").effects == (fx.ParentOf(fx.Element(1), 0, releases=False),)
+
+
+def test_a_counted_pair(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "last-name"
+success = ["OK"]
+
+[[call]]
+functions = ["push_ctx"]
+effects = [{ push = "context" }, { status = 0 }]
+
+[[call]]
+functions = ["pop_ctx"]
+effects = [{ pop = "context" }, { status = 0 }]
+"""
+    models = _load(tmp_path, text)
+    assert models.published("push_ctx").effects == (fx.Push("context"), fx.Status(0, ("OK",)))
+    assert models.published("pop_ctx").effects == (fx.Pop("context"), fx.Status(0, ("OK",)))
+    pushed = models.call("push_ctx")
+    assert pushed is not None and not pushed.creates and pushed.release is None  # the evaluator changes nothing
 
 
 HEAD = "[model]\nname = 'x'\n"
@@ -465,6 +489,12 @@ HEAD = "[model]\nname = 'x'\n"
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ current = 'push' }]\n",
             "[[call]][0].effects[0].current: must be an argument index, 'made'",
+        ),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ push = '' }]\n", "[[call]][0].effects[0].push: must name the kind"),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ pop = 0 }]\n", "[[call]][0].effects[0].pop: must be"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ push = 'c' }, { push = 'c' }]\n",
+            "more than one `push` in one entry",
         ),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ synchronize = 'stream' }]\n",

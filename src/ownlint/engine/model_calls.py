@@ -263,7 +263,7 @@ def _pop(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
 
 
 def _kind(r: TableReader, key: str) -> str:
-    kind = r.get(key, str, required=True)
+    kind: str = r.get(key, str, required=True)
     if not kind:
         r.fail(key, "must name the kind of what is counted (a non-empty string)")
     return kind

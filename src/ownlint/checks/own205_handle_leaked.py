@@ -162,8 +162,8 @@ def describe(v: Violation) -> tuple[str, str, str]:
         )
     if v.fact("how") == "pushed":
         return (
-            f"a {v.fact('kind')} pushed by `{v.fact('made by')}` is still pushed when the function ends",
-            "ends here, still pushed",
+            f"the {v.fact('kind')} of `{v.fact('made by')}` is not popped before the function ends",
+            "ends here, not popped",
             "pop it on every path that pushed it (in `finally`, if a call may raise), as the function's other paths do",
         )
     verb, label = _HOW.get(v.fact("how"), _HOW["frame end"])

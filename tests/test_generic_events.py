@@ -790,3 +790,35 @@ def test_what_a_callee_makes_and_hands_back_is_replayed_with_its_facts(models: M
         "handed back as field v by Box.__init__: made of a made value",
         "look b.v: made of a made value",
     ]
+
+
+def test_a_checker_asks_which_functions_the_running_function_calls(models: ModelSet) -> None:
+    seen, _ = events(
+        """
+        import lib
+
+        def helper():
+            return 1
+
+        def f(x):
+            lib.open(x)
+            if x:
+                return helper()
+
+            def inner():
+                lib.hidden()
+
+            return [lib.pop(y) for y in x]
+        """,
+        models,
+        ("checkers_events.recorder:Callees",),
+    )
+    # f's two returns: every call of its own body, on any path, not the nested function's;
+    # helper calls nothing, inner falls off its end, and the module's code calls nothing
+    assert seen == [
+        "end ",
+        "return ",
+        "return lib.open lib.pop m.helper",
+        "return lib.open lib.pop m.helper",
+        "end lib.hidden",
+    ]

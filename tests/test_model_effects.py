@@ -95,7 +95,7 @@ def test_the_rewritten_models_mean_what_the_old_ones_meant() -> None:
     assert _derived(now, _added_since(now, before)) == _derived(before)
 
 
-_CHECKERS_ONLY = (fx.Status, fx.OnStream, fx.Synchronize, fx.ParentOf, fx.Current, fx.ReleaseLater)
+_CHECKERS_ONLY = (fx.Status, fx.OnStream, fx.Synchronize, fx.ParentOf, fx.Current, fx.Push, fx.Pop, fx.ReleaseLater)
 
 # callees whose meaning changed on purpose since the format changed, and why
 _CHANGED_SINCE = {
@@ -109,7 +109,8 @@ AFTER_THE_FORMAT = frozenset({"cuda_core.toml"})
 def _added_since(now: ModelSet, before: ModelSet) -> frozenset[str]:
     """The callees modelled since the format changed: entries whose only effects
     are a status (calls that read their handles and keep none, for OWN205) or
-    stream work and synchronization (for OWN404), which only checkers read."""
+    stream work and synchronization (for OWN404), or a counted pair (push, pop),
+    which only checkers read."""
     added = {
         name
         for table, old in (
@@ -361,6 +362,28 @@ effects = [{ parent = 0, element = 1, releases = false }]
     assert models.published("map_buffer").effects == (fx.ParentOf(fx.Element(1), 0, releases=False),)
 
 
+def test_a_counted_pair(tmp_path: Path) -> None:
+    text = """
+[model]
+name = "mine"
+match = "last-name"
+success = ["OK"]
+
+[[call]]
+functions = ["push_ctx"]
+effects = [{ push = "context" }, { status = 0 }]
+
+[[call]]
+functions = ["pop_ctx"]
+effects = [{ pop = "context" }, { status = 0 }]
+"""
+    models = _load(tmp_path, text)
+    assert models.published("push_ctx").effects == (fx.Push("context"), fx.Status(0, ("OK",)))
+    assert models.published("pop_ctx").effects == (fx.Pop("context"), fx.Status(0, ("OK",)))
+    pushed = models.call("push_ctx")
+    assert pushed is not None and not pushed.creates and pushed.release is None  # the evaluator changes nothing
+
+
 HEAD = "[model]\nname = 'x'\n"
 
 
@@ -467,6 +490,12 @@ HEAD = "[model]\nname = 'x'\n"
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ current = 'push' }]\n",
             "[[call]][0].effects[0].current: must be an argument index, 'made'",
+        ),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ push = '' }]\n", "[[call]][0].effects[0].push: must name the kind"),
+        ("[[call]]\nfunctions = ['f']\neffects = [{ pop = 0 }]\n", "[[call]][0].effects[0].pop: must be"),
+        (
+            "[[call]]\nfunctions = ['f']\neffects = [{ push = 'c' }, { push = 'c' }]\n",
+            "more than one `push` in one entry",
         ),
         (
             "[[call]]\nfunctions = ['f']\neffects = [{ synchronize = 'stream' }]\n",

@@ -265,3 +265,10 @@ class Returns(Checker):
 
 def _kind(state: HState | None) -> str:
     return state.kind if state is not None else "nothing"
+
+
+class Callees(Checker):
+    """Records, at each end of a frame, the callees its function's own calls name."""
+
+    def on_frame_end(self, e: FrameEnd, out: Findings) -> None:
+        SEEN.append(f"{e.how} {' '.join(sorted(out.callees()))}")

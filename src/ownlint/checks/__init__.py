@@ -39,6 +39,7 @@ CHECKERS: tuple[str, ...] = (
     "ownlint.checks.parse:ParseChecker",
     "ownlint.checks.lifetime:LifetimeChecker",
     "ownlint.checks.leaks:LeakChecker",
+    "ownlint.checks.counted:CountedChecker",
     "ownlint.checks.memmap:MemmapChecker",
     "ownlint.checks.interop:InteropChecker",
     "ownlint.checks.threads:ThreadsChecker",

@@ -22,7 +22,10 @@ hands off (the class's `__del__`, `close` or `__exit__` release other fields,
 or it has none). A host registration (`cudaHostRegister(a, n, flags)`: a
 mapping whose model names the call that ends it) of memory a local name
 holds is lost where the function returns or ends with it still live and the
-memory neither returned nor handed off. One finding per handle, at the first
+memory neither returned nor handed off. A counted pair whose release names
+no handle (`cuCtxPushCurrent(ctx)` and `cuCtxPopCurrent()`) is left above
+its start where a path of a function that pops on other paths returns or
+ends with a push not popped. One finding per handle, at the first
 place in the file where it is lost; the creation is the related location.
 
 Handed off, and no leak: returned or yielded (alone, or in a tuple, list or
@@ -121,7 +124,10 @@ a release registered as an undo action that a later call discards
 (`ExitStack.callback` then `pop_all()`) counts as a hand-off. Handles whose
 model says they live for the process (a device's primary context) or are
 freed when their Python object is collected (PyCUDA's `mem_alloc`) never
-leak, and a handle named by a key (counted retains) is not followed. Leaks
+leak, and a handle named by a key (counted retains) is not followed. A
+function that pushes and never pops (an `__enter__`, a `push()` method
+whose `pop()` is another) hands the count to its caller, which is not
+followed. Leaks
 on the path of an exception are OWN206's.
 """,
     references="CUDA Runtime API and Driver API: the `*Destroy`, `*Free` and `*Unload` calls of each creator.",
@@ -153,6 +159,12 @@ def describe(v: Violation) -> tuple[str, str, str]:
             f"the mapping of {what} made by `{v.fact('made by')}` is never ended when the function ends",
             "lost here, never ended",
             "end it (its unregister or unmap call) on every path, in `finally` if a call may raise",
+        )
+    if v.fact("how") == "pushed":
+        return (
+            f"the {v.fact('kind')} of `{v.fact('made by')}` is not popped before the function ends",
+            "ends here, not popped",
+            "pop it on every path that pushed it (in `finally`, if a call may raise), as the function's other paths do",
         )
     verb, label = _HOW.get(v.fact("how"), _HOW["frame end"])
     return (

@@ -45,6 +45,7 @@ class Reporter(Protocol):
     def held(self, obj: Obj) -> bool: ...
     def local(self, name: str) -> bool: ...
     def field_fate(self, key: str, elements: bool) -> FieldFate | None: ...
+    def callees(self) -> frozenset[str]: ...
     @property
     def merged(self) -> bool: ...
     @property
@@ -125,6 +126,9 @@ class CheckerOut:
 
     def field_fate(self, key: str, elements: bool = False) -> FieldFate | None:
         return self.to.field_fate(key, elements)
+
+    def callees(self) -> frozenset[str]:
+        return self.to.callees()
 
     @property
     def page_size(self) -> int | None:

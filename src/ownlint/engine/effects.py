@@ -240,6 +240,24 @@ class Current:
 
 
 @dataclass(frozen=True, slots=True)
+class Push:
+    """One half of a counted pair: the call adds one of `kind` to the count
+    the path keeps of that kind (a context pushed on the thread's stack);
+    what it adds is named by no handle. The path should end with the count
+    where it started."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pop:
+    """The other half of a counted pair: the call names no handle and ends
+    the latest one of `kind` that a `Push` made on this path."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class OnStream:
     """The call queues work on the stream (or in-order queue) at argument
     `stream` and returns before it runs: the work reads or writes the
@@ -292,6 +310,8 @@ Effect: TypeAlias = (
     | Status
     | ParentOf
     | Current
+    | Push
+    | Pop
     | OnStream
     | ReleaseLater
     | Synchronize
@@ -317,6 +337,8 @@ __all__ = [
     "Out",
     "Owner",
     "ParentOf",
+    "Pop",
+    "Push",
     "Record",
     "Release",
     "ReleaseLater",

@@ -107,6 +107,11 @@ class Findings(Protocol):
         `elements`, a container of handles: field_fates.py), read off their
         syntax and the models. None for anything else."""
 
+    def callees(self) -> frozenset[str]:
+        """The qualified names of the callees of every call the running
+        function's own body makes, on any path (a nested function's or
+        class's calls are theirs)."""
+
     @property
     def page_size(self) -> int | None:
         """The page size the analysis assumes (None: the symbol `linear.P`)."""

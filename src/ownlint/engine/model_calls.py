@@ -32,6 +32,8 @@ EFFECT_KEYS = (
     "status",
     "parent",
     "current",
+    "push",
+    "pop",
     "stream",
     "synchronize",
     "release-later",
@@ -252,6 +254,21 @@ def _current(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
     return fx.Current(r.get("current", int))
 
 
+def _push(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    return fx.Push(_kind(r, "push"))
+
+
+def _pop(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
+    return fx.Pop(_kind(r, "pop"))
+
+
+def _kind(r: TableReader, key: str) -> str:
+    kind: str = r.get(key, str, required=True)
+    if not kind:
+        r.fail(key, "must name the kind of what is counted (a non-empty string)")
+    return kind
+
+
 def _stream(r: TableReader, success: tuple[str, ...]) -> fx.Effect:
     return fx.OnStream(
         r.get("stream", int, required=True),
@@ -288,6 +305,8 @@ _READERS = {
     "status": _status,
     "parent": _parent,
     "current": _current,
+    "push": _push,
+    "pop": _pop,
     "stream": _stream,
     "synchronize": _synchronize,
     "release-later": _release_later,
@@ -308,6 +327,8 @@ _ONE_EACH: frozenset[type] = frozenset(
         fx.OnStream,
         fx.Synchronize,
         fx.Current,
+        fx.Push,
+        fx.Pop,
     )
 )
 """Effects a callee has at most once per entry."""
@@ -365,6 +386,8 @@ def _key(kind: type) -> str:
         fx.Status: "status",
         fx.ParentOf: "parent",
         fx.Current: "current",
+        fx.Push: "push",
+        fx.Pop: "pop",
         fx.OnStream: "stream",
         fx.Synchronize: "synchronize",
         fx.ReleaseLater: "release-later",

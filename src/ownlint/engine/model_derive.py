@@ -156,7 +156,7 @@ def call_model(fn: str, entry: ModelEntry, ctx: FileContext) -> CallModel:
                 status = e
             case fx.KeepAlive():
                 keep_alive = e
-            case _:  # ParentOf, Current, OnStream, Synchronize, ReleaseLater: in `entries`, for the checkers
+            case _:  # ParentOf, Current, Push, Pop, OnStream, Synchronize, ReleaseLater: in `entries`, for the checkers
                 pass
     return CallModel(
         creates=tuple(creates),

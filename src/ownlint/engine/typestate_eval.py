@@ -39,6 +39,7 @@ from ownlint.engine.keyed import KeyedEval
 from ownlint.engine.memarith import ArithEval
 from ownlint.engine.memory import MemoryEval
 from ownlint.engine.model_types import CallModel
+from ownlint.engine.names import ModuleNames
 from ownlint.engine.objects import ObjectsEval
 from ownlint.engine.paths import PathsEval
 from ownlint.engine.state import LIVE, LIVE_STATE, HState, PathState, Step
@@ -82,6 +83,7 @@ class Evaluator:
         self.call_method = False
         self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
         self.subscript_base: Val = None  # the base of the subscript being evaluated (`Indexed`)
+        self._callees: frozenset[str] | None = None  # `callees`, once asked
         self.names: Names = NamesEval(self)
         self.exprs: Exprs = ExprEval(self)
         self.calls: Calls = CallEval(self)
@@ -152,6 +154,12 @@ class Evaluator:
         if not attr or "." in attr:
             return None
         return fa.field_fate(attr, elements)
+
+    def callees(self) -> frozenset[str]:
+        """The qualified callees of the running function's own calls (events.Findings.callees)."""
+        if self._callees is None:
+            self._callees = frozenset(_callees(self.fa.cfg.node, self.fa.names))
+        return self._callees
 
     @property
     def page_size(self) -> int | None:
@@ -275,3 +283,19 @@ class Evaluator:
                     if isinstance(sub, cst.BaseExpression):
                         self.expr(sub)
         return None
+
+
+def _callees(fn: cst.CSTNode, names: ModuleNames) -> set[str]:
+    """The qualified callees of the calls in `fn`, outside nested functions and classes."""
+    out: set[str] = set()
+    stack = list(fn.children)
+    while stack:
+        node = stack.pop()
+        if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if type(node) is cst.Call:
+            qualified = names.qualify(node.func)
+            if qualified is not None:
+                out.add(qualified)
+        stack.extend(node.children)
+    return out

@@ -1,8 +1,11 @@
 """OWN206 (preview, OWN206 selected) on a pushed context: pushed when the
 stream's context is not current and popped after the query, but a failing
 `cuCtxGetDevice` raises in between and the context stays pushed on the
-thread. (Needs push/pop model data: cuCtxPushCurrent / cuCtxPopCurrent are
-not in rules/cuda_driver.toml yet.)
+thread. (The counted pair is modelled now, rules/cuda_driver.toml `push` /
+`pop`, and checks/counted.py finds its OWN205; the raise paths of this
+function reach its exit merged, those that pushed with those that did not,
+so the push is forgotten there. When it passes, the finding moves to the
+`def` line: OWN206 is reported at the function.)
 
 Source: leofang/cuda-python, cuda_core/cuda/core/_stream.pyx,
 `Stream_ensure_ctx_device` (Cython: `HANDLE_RETURN` raises), written in

@@ -21,7 +21,7 @@ from ownlint.engine.objects import annotated_instances
 from ownlint.engine.solver import Solution, solve
 from ownlint.engine.state import HState, PathState, Step
 from ownlint.engine.stateset import MAX_PATHS, StateSet
-from ownlint.engine.summaries import EMPTY_OUTCOME, ENTRY, RETURN_KEY, Outcome, Summary, outcome_of
+from ownlint.engine.summaries import EMPTY_OUTCOME, ENTRY, GLOBAL, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
     BudgetExceeded,
     RawViolation,
@@ -59,6 +59,8 @@ class FunctionAnalysis:
         self.fields: dict[str, Obj] = {}  # self.x read before any write -> its object
         # the attributes of `self` that hold an object of one project class (whole_program.py)
         self.field_classes: Callable[[], Mapping[str, str]] = _no_field_classes
+        # the module globals bound once to an object of one project class (whole_program.py)
+        self.global_classes: Callable[[], Mapping[str, str]] = _no_field_classes
         # what the methods of its class may do to an attribute's value (whole_program.py; None: not a method)
         self.field_fate: Callable[[str, bool], FieldFate | None] = _no_field_fate
         self.asked_class = False  # whether `field_fate` was asked (its results then depend on other methods)
@@ -207,6 +209,23 @@ class FunctionAnalysis:
         if type(obj) is not Instance:
             obj = self.sites[key] = Instance(-1_000_000 - len(self.sites), cls, attr)
             obj.key = f"<{self.self_name}.{attr}>"
+        return obj
+
+    def global_object(self, name: str) -> Instance | None:
+        """What the module global `name` holds, read in a function that does
+        not bind it: the object of the project class it was bound to once at
+        module level (`global_classes`), whose attributes are followed as
+        fields `::<name>.<x>` (summaries.GLOBAL); otherwise None."""
+        if type(self.cfg.node) is not cst.FunctionDef or name in self.params:
+            return None
+        cls = self.global_classes().get(name)
+        if cls is None:
+            return None
+        key = (id(self.cfg), "global", name)
+        obj = self.sites.get(key)
+        if type(obj) is not Instance:
+            obj = self.sites[key] = Instance(-1_000_000 - len(self.sites), cls, f"{GLOBAL}{name}")
+            obj.key = f"<{GLOBAL}{name}>"
         return obj
 
     @property

@@ -39,7 +39,7 @@ class ExprEval:
             return self.fa.unit.constants[node.value]
         if node.value in self.fa.names.imports:
             return Sym(self.fa.names.imports[node.value])
-        return None
+        return self.fa.global_object(node.value)
 
     def expr_Attribute(self, node: cst.Attribute) -> Val:
         key = target_key(node, self.fa.self_name, self.ev.st.env)
@@ -51,6 +51,13 @@ class ExprEval:
                     )
                 self.ev.st.env[key] = self.fa.entry_attribute(node.attr.value)
             return self.ev.st.env[key]
+        if type(node.value) is cst.Name and node.value.value not in self.ev.st.env:
+            held = self.fa.global_object(node.value.value)
+            if held is not None:  # an attribute of what a module global holds
+                key = f"{held.key}.{node.attr.value}"
+                if key in self.ev.st.env:
+                    return self.ev.st.env[key]
+                return self.ev.objects.on_entry_attribute(held, node.attr.value)
         head = node.value
         while type(head) is cst.Attribute:
             head = head.value

@@ -13,10 +13,12 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Replayed
+from ownlint.engine.objects import Bound
 from ownlint.engine.state import FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     ENTRY,
+    GLOBAL,
     Dead,
     Derived,
     Fresh,
@@ -80,7 +82,8 @@ class ReplayEval:
                 self.ev.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
         if prefix is not None:
             for attr, truth in outcome.field_conds:
-                self.assume_field(prefix, receiver, attr, truth)
+                if attr[:2] != GLOBAL:
+                    self.assume_field(prefix, receiver, attr, truth)
         ret = self.materialize(outcome.ret, bound, node, summary, "return", prefix)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
@@ -90,6 +93,8 @@ class ReplayEval:
         if prefix is not None:
             env = self.ev.st.env
             for attr, effect, owner in outcome.fields:
+                if attr[:2] == GLOBAL:
+                    continue  # a module global's (`globals_of`)
                 head, dot, rest = attr.partition(".")
                 if dot:  # an attribute of the object in the callee's `self.<head>`
                     found = self.ev.objects.attribute_key(prefix, attr)
@@ -112,19 +117,48 @@ class ReplayEval:
             values = [
                 (attr, self.materialize(desc, bound, node, summary, f"field {attr}", prefix))
                 for attr, desc in outcome.rebinds
-                if type(desc) is not InField
+                if type(desc) is not InField and attr[:2] != GLOBAL
             ]
             for attr, value in values:
                 target = self.ev.objects.attribute_key(prefix, attr)
                 if target is not None:
                     self.ev.names.bind(target, value)
             for attr, desc in outcome.rebinds:
-                if type(desc) is InField:
+                if type(desc) is InField and attr[:2] != GLOBAL:
                     buf = self.ev.st.env.get(f"{prefix}.{desc.name}")
                     self.ev.names.bind(
                         f"{prefix}.{attr}", Addr(buf, desc.offset) if self.ev.memory.is_buffer(buf) else None
                     )
+        if summary.unit == self.fa.unit.index and (outcome.fields or outcome.rebinds):
+            self.globals_of(outcome, summary, bound, ret, node)
         return ret
+
+    def globals_of(self, outcome: Outcome, summary: Summary, bound: Bound, ret: Val, node: cst.CSTNode) -> None:
+        """The callee's effects on the attributes of what the module globals
+        of its module (this one) hold (`FunctionAnalysis.global_object`):
+        replayed on the same objects here; an attribute it rebound holds what
+        it left there, or is forgotten where that is not known here."""
+        env = self.ev.st.env
+        for attr, effect, owner in outcome.fields:
+            if attr[:2] != GLOBAL:
+                continue
+            name, _, rest = attr[2:].partition(".")
+            held = self.fa.global_object(name)
+            if held is None or "." in rest:
+                continue
+            key = f"{held.key}.{rest}"
+            if key not in env and self.ev.objects.on_entry_attribute(held, rest) is None:
+                continue
+            self.replay(effect, owner, env[key], ret, bound, node, f"{name}.{rest}", summary, f"field {attr}")
+        for attr, desc in outcome.rebinds:
+            if attr[:2] != GLOBAL:
+                continue
+            name, _, rest = attr[2:].partition(".")
+            held = self.fa.global_object(name)
+            if held is not None:
+                known = type(desc) in (Known, Fresh, NewInstance, Derived)
+                value = self.materialize(desc, bound, node, summary, f"field {attr}") if known else None
+                self.ev.names.bind(f"{held.key}.{rest}", value)
 
     def bind_arguments(
         self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]
@@ -185,6 +219,8 @@ class ReplayEval:
                     return False
         if prefix is not None:
             for attr, truth in outcome.field_conds:
+                if attr[:2] == GLOBAL:
+                    continue
                 key = self.ev.objects.attribute_key(prefix, attr)
                 if key is None:
                     continue

@@ -13,7 +13,6 @@ import libcst as cst
 from ownlint.engine.cfg import source_of
 from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Replayed
-from ownlint.engine.objects import Bound
 from ownlint.engine.state import FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEAD, TRANSFERRED, HState, Step
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
@@ -133,7 +132,14 @@ class ReplayEval:
             self.globals_of(outcome, summary, bound, ret, node)
         return ret
 
-    def globals_of(self, outcome: Outcome, summary: Summary, bound: Bound, ret: Val, node: cst.CSTNode) -> None:
+    def globals_of(
+        self,
+        outcome: Outcome,
+        summary: Summary,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        ret: Val,
+        node: cst.CSTNode,
+    ) -> None:
         """The callee's effects on the attributes of what the module globals
         of its module (this one) hold (`FunctionAnalysis.global_object`):
         replayed on the same objects here; an attribute it rebound holds what

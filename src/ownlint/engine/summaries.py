@@ -164,6 +164,10 @@ class Summary:
     defaults: tuple[tuple[int, object], ...]  # parameter index -> literal default value
     is_method: bool  # the first parameter is `self`
     outcomes: tuple[Outcome, ...]
+    # a `@contextmanager` generator: its outcomes are its states at the `yield` (what it
+    # yields returned), and this is what the code after the `yield` does to the value
+    # yielded, on every normal exit (None: nothing known), replayed where a `with` ends
+    resumed: HState | None = None
 
 
 EMPTY_OUTCOME = Outcome((), (), (), (), None)

@@ -19,7 +19,7 @@ from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine.state import HState, PathState, Step
+from ownlint.engine.state import FREED, HState, PathState, Step
 from ownlint.engine.stateset import MAX_PATHS, StateSet
 from ownlint.engine.summaries import EMPTY_OUTCOME, ENTRY, GLOBAL, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
@@ -61,6 +61,10 @@ class FunctionAnalysis:
         self.field_classes: Callable[[], Mapping[str, str]] = _no_field_classes
         # the module globals bound once to an object of one project class (whole_program.py)
         self.global_classes: Callable[[], Mapping[str, str]] = _no_field_classes
+        # for a `@contextmanager` generator (whole_program.py): what callers see of each state
+        # at its `yield` (`yielded`), and the objects it yielded; None for any other function
+        self.yields: dict[Outcome, None] | None = None
+        self.yielded: dict[Obj, None] = {}
         # what the methods of its class may do to an attribute's value (whole_program.py; None: not a method)
         self.field_fate: Callable[[str, bool], FieldFate | None] = _no_field_fate
         self.asked_class = False  # whether `field_fate` was asked (its results then depend on other methods)
@@ -181,6 +185,8 @@ class FunctionAnalysis:
         if self.solution is None:  # past a budget: no effect
             return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, (EMPTY_OUTCOME,))
         exits = self.solution.ins.get(self.cfg.exit)
+        if self.yields is not None:
+            return self._context_summary(defaults, list(exits or ()))
 
         def make() -> Summary:
             outcomes: dict[Outcome, None] = {}
@@ -189,6 +195,33 @@ class FunctionAnalysis:
             return Summary(name, index, tuple(params), defaults, self_name is not None, tuple(outcomes))
 
         return make
+
+    def yielded_at(self, value: Val, st: PathState) -> None:
+        """A `@contextmanager` generator yields `value` in `st`: to its callers, what a
+        `with` on it enters (the state projected as if it returned `value`)."""
+        if self.yields is None:
+            return
+        at = st.copy()
+        at.env[RETURN_KEY] = value
+        self.yields[outcome_of(at, self.params, self.fields, self.self_name)] = None
+        for obj in objects_in(value):
+            self.yielded[obj] = None
+
+    def _context_summary(
+        self, defaults: tuple[tuple[int, object], ...], exits: list[PathState]
+    ) -> Callable[[], Summary]:
+        """The summary of a `@contextmanager` generator: entering it is reaching its
+        `yield`; leaving the `with` block runs the rest, whose effect on the one
+        object it yielded is kept where every normal exit releases it."""
+        name, index, params, self_name = self.name, self.unit.index, self.params, self.self_name
+        outcomes = tuple(self.yields or ()) or (EMPTY_OUTCOME,)
+        resumed: HState | None = None
+        if len(self.yielded) == 1 and exits:
+            obj = next(iter(self.yielded))
+            ends = [st.heap.get(obj) for st in exits]
+            if all(hs is not None and hs.kind == FREED and not hs.reported for hs in ends):
+                resumed = ends[0]
+        return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, outcomes, resumed)
 
     def field_object(self, attr: str) -> Obj:
         obj = self.fields.get(attr)
@@ -492,6 +525,8 @@ class FunctionAnalysis:
                     handler(event, ev)
             if type(held) is Instance:
                 ev.objects.exit(held, item)
+            elif isinstance(held, Obj) and ev.replay.resume(item, held):
+                pass  # a `@contextmanager` generator ran on past its `yield`
             elif ev.memory.is_buffer(held):
                 ev.memory.release_buffer(held, item, "with block ends")
             elif isinstance(held, Obj) and self._released_by_block(held):

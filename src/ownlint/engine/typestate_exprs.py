@@ -285,6 +285,7 @@ class ExprEval:
         self.ev.paths.yielded()
         if isinstance(node.value, cst.BaseExpression):
             value = self.ev.expr(node.value)
+            self.fa.yielded_at(value, self.ev.st)
             self.ev.names.stored(node, value, "yield")
             self.ev.names.escape(value)
         elif node.value is not None:

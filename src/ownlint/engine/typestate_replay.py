@@ -166,6 +166,22 @@ class ReplayEval:
                 value = self.materialize(desc, bound, node, summary, f"field {attr}") if known else None
                 self.ev.names.bind(f"{held.key}.{rest}", value)
 
+    def resume(self, item: cst.WithItem, held: Obj) -> bool:
+        """The end of `with gen(...) as x` for a `@contextmanager` generator `gen`
+        of the project: what the code after its `yield` does to what it yielded
+        (`held`), replayed here; False where nothing is known of it."""
+        call = item.item
+        resolver = self.fa.resolver
+        if type(call) is not cst.Call or resolver is None or type(call.func) not in (cst.Name, cst.Attribute):
+            return False
+        qualified = self.fa.names.qualify(call.func)
+        summary = resolver(call, qualified, False) if qualified is not None else None
+        if summary is None or summary.resumed is None:
+            return False
+        spelled = item.asname.name if item.asname is not None else call
+        self.replay(summary.resumed, None, held, None, {}, item, spelled, summary, "yielded")
+        return True
+
     def bind_arguments(
         self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]
     ) -> dict[int, tuple[cst.BaseExpression | None, Val]]:

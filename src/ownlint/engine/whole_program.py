@@ -277,6 +277,8 @@ class Project:
 
             fa.field_fate = fate
         fa.global_classes = lambda: self.global_classes(unit)
+        if scope.generator and _context_generator(scope.cfg.node, unit.names):
+            fa.yields = {}
         fa.interop_modules = self.options.interop_modules
         fa.page_size = self.options.page_size
         return fa
@@ -300,7 +302,7 @@ class Project:
             done = self.summaries[qualified] = later()
             return done
         unit, scope = self.functions[qualified]
-        if scope.generator:
+        if scope.generator and not _context_generator(scope.cfg.node, unit.names):
             return Summary(
                 qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
             )
@@ -546,6 +548,13 @@ class Project:
         if not ends and package:
             ends = [q for q in same if q.startswith(package + ".") or f".{package}." in q]
         return ends[0] if len(ends) == 1 else None
+
+
+def _context_generator(node: cst.CSTNode, names: ModuleNames) -> bool:
+    """Whether `node` is a generator function decorated `@contextlib.contextmanager`."""
+    if type(node) is not cst.FunctionDef:
+        return False
+    return any(names.qualify(d.decorator) == "contextlib.contextmanager" for d in node.decorators)
 
 
 def _ready(summary: Summary) -> Callable[[], Summary]:

@@ -463,10 +463,7 @@ class Project:
                 continue
             if unit.declares_outer and re.search(rf"^[ \t]*global\b[^\n]*\b{re.escape(name)}\b", unit.source, re.M):
                 continue
-            if re.search(
-                rf"(\bdel\s+|\bsetattr\(\s*){re.escape(name)}\b|\b{re.escape(name)}\.\w+\s*[-+*/%&|^@]?=(?!=)",
-                unit.source,
-            ):
+            if re.search(_ATTRIBUTE_BOUND.replace("NAME", re.escape(name)), unit.source):
                 continue
             out[name] = cls
         self.module_classes[unit.index] = out
@@ -548,6 +545,11 @@ class Project:
         if not ends and package:
             ends = [q for q in same if q.startswith(package + ".") or f".{package}." in q]
         return ends[0] if len(ends) == 1 else None
+
+
+# where a module global `NAME` has an attribute bound, deleted or augmented, by the text
+# (an annotated assignment `NAME.x: T = ...` as well, and, for safety, any `NAME.x:`)
+_ATTRIBUTE_BOUND = r"(\bdel\s+|\bsetattr\(\s*)NAME\b|\bNAME\.\w+\s*(:|(\*\*|//|>>|<<|[-+*/%&|^@])?=(?!=))"
 
 
 def _context_generator(node: cst.CSTNode, names: ModuleNames) -> bool:

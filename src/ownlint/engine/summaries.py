@@ -168,6 +168,7 @@ class Summary:
     # yields returned), and this is what the code after the `yield` does to the value
     # yielded, on every normal exit (None: nothing known), replayed where a `with` ends
     resumed: HState | None = None
+    is_property: bool = False  # a method decorated `@property`: reading the attribute calls it
 
 
 EMPTY_OUTCOME = Outcome((), (), (), (), None)

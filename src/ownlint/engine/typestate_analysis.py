@@ -188,11 +188,14 @@ class FunctionAnalysis:
         if self.yields is not None:
             return self._context_summary(defaults, list(exits or ()))
 
+        getter = self_name is not None and _is_property(self.cfg.node)
+
         def make() -> Summary:
             outcomes: dict[Outcome, None] = {}
             for st in exits or ():
                 outcomes[outcome_of(st, params, fields, self_name)] = None
-            return Summary(name, index, tuple(params), defaults, self_name is not None, tuple(outcomes))
+            made = tuple(outcomes)
+            return Summary(name, index, tuple(params), defaults, self_name is not None, made, is_property=getter)
 
         return make
 
@@ -618,6 +621,13 @@ def _is_none(st: PathState, val: Val) -> bool | None:
         if hs is not None and hs.span is not None:
             return False
     return None
+
+
+def _is_property(node: cst.CSTNode) -> bool:
+    """Whether `node` is a method decorated `@property`."""
+    if type(node) is not cst.FunctionDef:
+        return False
+    return any(type(d.decorator) is cst.Name and d.decorator.value == "property" for d in node.decorators)
 
 
 def _no_field_classes() -> Mapping[str, str]:

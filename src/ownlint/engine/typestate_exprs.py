@@ -16,7 +16,7 @@ from ownlint.engine.eval_shared import EvalShared
 from ownlint.engine.events import Return
 from ownlint.engine.state import OWNER, OWNER_DEAD
 from ownlint.engine.typestate_base import _Dead, _Fork, _names_in, fold, literal, target_key
-from ownlint.engine.values import At, Const, Dict, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
+from ownlint.engine.values import At, Const, Dict, Instance, Lin, Obj, OneOf, Seq, Status, Sym, Val, objects_in
 
 
 class ExprEval:
@@ -46,9 +46,12 @@ class ExprEval:
         if key is not None:
             if key not in self.ev.st.env:
                 if key[0] == "<":  # an attribute of a project object that nothing here set
-                    return self.ev.objects.on_entry_attribute(
-                        self.ev.st.env.get(source_of(node.value)), node.attr.value
-                    )
+                    held = self.ev.st.env.get(source_of(node.value))
+                    if type(held) is Instance:
+                        found, value = self.ev.objects.read_property(held, node)
+                        if found:
+                            return value
+                    return self.ev.objects.on_entry_attribute(held, node.attr.value)
                 self.ev.st.env[key] = self.fa.entry_attribute(node.attr.value)
             return self.ev.st.env[key]
         if type(node.value) is cst.Name and node.value.value not in self.ev.st.env:
@@ -57,7 +60,8 @@ class ExprEval:
                 key = f"{held.key}.{node.attr.value}"
                 if key in self.ev.st.env:
                     return self.ev.st.env[key]
-                return self.ev.objects.on_entry_attribute(held, node.attr.value)
+                found, value = self.ev.objects.read_property(held, node)
+                return value if found else self.ev.objects.on_entry_attribute(held, node.attr.value)
         head = node.value
         while type(head) is cst.Attribute:
             head = head.value
@@ -68,6 +72,10 @@ class ExprEval:
                 return self.ev.arith.page_size()
             return Sym(qualified) if qualified is not None else self.ev.paths.read(node)
         base = self.ev.expr(node.value)
+        if type(base) is Instance:  # `self.inner.attr`, `f().attr`: a property of the object's class
+            found, value = self.ev.objects.read_property(base, node)
+            if found:
+                return value
         handled, value = self.ev.memory.memory_attribute(node, base)
         if handled:
             return value

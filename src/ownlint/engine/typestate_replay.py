@@ -83,6 +83,8 @@ class ReplayEval:
             for attr, truth in outcome.field_conds:
                 if attr[:2] != GLOBAL:
                     self.assume_field(prefix, receiver, attr, truth)
+        if type(outcome.ret) is FromField and fields_at is not None and type(receiver) is Instance:
+            self.entry_field(receiver, fields_at, outcome.ret.name)  # `return self.x` of an object here
         ret = self.materialize(outcome.ret, bound, node, summary, "return", prefix)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
@@ -131,6 +133,19 @@ class ReplayEval:
         if summary.unit == self.fa.unit.index and (outcome.fields or outcome.rebinds):
             self.globals_of(outcome, summary, bound, ret, node)
         return ret
+
+    def entry_field(self, receiver: Instance, prefix: str, name: str) -> None:
+        """The callee returns its `self.<name>` (`name` may be `inner.x`): where
+        nothing here read that attribute of `receiver` yet, what it held on entry."""
+        objects, env = self.ev.objects, self.ev.st.env
+        head, dot, rest = name.partition(".")
+        if not dot:
+            if f"{prefix}.{name}" not in env:
+                objects.on_entry_attribute(receiver, name)
+            return
+        key = objects.attribute_key(prefix, name)
+        if key is not None and key not in env and "." not in rest:
+            objects.on_entry_attribute(env.get(f"{prefix}.{head}"), rest)
 
     def globals_of(
         self,
@@ -346,7 +361,10 @@ class ReplayEval:
         if type(desc) is Derived:
             return self.ev.substitution.substitute(desc.value, bound)
         if type(desc) is FromField:
-            key = f"{prefix if prefix is not None else self.fa.self_name}.{desc.name}"
+            holder = prefix if prefix is not None else self.fa.self_name
+            key = f"{holder}.{desc.name}"
+            if "." in desc.name and holder is not None and holder[:1] == "<":
+                key = self.ev.objects.attribute_key(holder, desc.name) or key  # a field of a field's object
             return self.ev.st.env.get(key)
         if type(desc) is Lend:
             # the callee's borrow from what the caller passed: borrowed from the caller's object

@@ -194,6 +194,10 @@ class ReplayEval:
         if summary is None or summary.resumed is None:
             return False
         spelled = item.asname.name if item.asname is not None else call
+        hs = self.ev.st.heap.get(held)
+        if hs is not None and not hs.reported and hs.kind != FREED:
+            step = self.fa.step_of(item, f"`{summary.name}` runs on past its `yield` when this `with` block ends")
+            self.ev.st.heap[held] = hs.with_step(hs.kind, step)
         self.replay(summary.resumed, None, held, None, {}, item, spelled, summary, "yielded")
         return True
 

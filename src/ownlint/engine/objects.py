@@ -223,6 +223,16 @@ class ObjectsEval:
                 self.spared(key, self.ev.st.env.get(key))  # rebound by the method: `__del__` frees the new value
         return True, self.ev.replay.apply(summary, node, obj, args, obj.key)
 
+    def read_property(self, obj: Instance, node: cst.Attribute) -> tuple[bool, Val]:
+        """`x.attr` where `attr` is a `@property` of `x`'s class: (True, what
+        its getter returns, its effects on `x`'s attributes replayed); (False,
+        None) for any other attribute."""
+        attr = node.attr.value
+        summary = self.method(obj.cls, attr, cst.Call(node))
+        if summary is None or not summary.is_property:
+            return False, None
+        return True, self.ev.replay.apply(summary, node, obj, [], obj.key)
+
     def enter(self, obj: Instance, node: cst.CSTNode | None) -> Val:
         """`with x as y`: what `__enter__` returns (its effects on `x`'s attributes replayed)."""
         if node is None:
@@ -241,17 +251,6 @@ class ObjectsEval:
             self.forget_fields(obj)
             return
         self.ev.replay.apply(summary, node, obj, [], obj.key)
-
-    def attribute(self, obj: Instance, attr: str, node: cst.Attribute) -> tuple[bool, Val]:
-        """`x.attr` of an object built here where nothing set `attr`: a
-        property of its class is called (its summary replayed on the object's
-        attributes). Not handled (False) otherwise."""
-        if obj.number < 0 or obj.key in self.ev.st.env:
-            return False, None
-        summary = self.method(obj.cls, attr, cst.Call(node))
-        if summary is None or not summary.is_property:
-            return False, None
-        return True, self.ev.replay.apply(summary, node, obj, [], obj.key)
 
     def on_entry_attribute(self, obj: Val, attr: str) -> Val:
         """`<obj>.attr` where nothing in this function set it: for a parameter's

@@ -251,3 +251,52 @@ def dataclass_fields(
                 if value is not None:
                     defaults.append((len(names), value.value))
     return tuple(names), tuple(defaults)
+
+
+def module_bindings(module: cst.Module) -> Iterator[tuple[str, cst.Call | None]]:
+    """Each binding of a name at module level (not in the functions and classes
+    it holds, whose own names it binds): (the name, the call when the binding
+    is `name = call(...)` with one target, None for anything else)."""
+    for stmt in statements(module, into_scopes=False):
+        kind = type(stmt)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            yield cast(cst.FunctionDef | cst.ClassDef, stmt).name.value, None
+        elif kind is cst.For:
+            yield from _names(cast(cst.For, stmt).target)
+        elif kind is cst.With:
+            for item in cast(cst.With, stmt).items:
+                if item.asname is not None:
+                    yield from _names(item.asname.name)
+        elif kind in SIMPLE_LINES:
+            for small in cast(cst.SimpleStatementLine, stmt).body:
+                if type(small) is cst.Assign:
+                    if (
+                        len(small.targets) == 1
+                        and type(small.targets[0].target) is cst.Name
+                        and type(small.value) is cst.Call
+                    ):
+                        yield small.targets[0].target.value, small.value
+                        continue
+                    for t in small.targets:
+                        yield from _names(t.target)
+                elif type(small) is cst.AnnAssign or type(small) is cst.AugAssign or type(small) is cst.Del:
+                    yield from _names(small.target)
+                elif (type(small) is cst.Import or type(small) is cst.ImportFrom) and not isinstance(
+                    small.names, cst.ImportStar
+                ):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        head: cst.BaseExpression = bound
+                        while type(head) is cst.Attribute:
+                            head = head.value
+                        yield from _names(head)
+
+
+def _names(target: cst.BaseExpression) -> Iterator[tuple[str, None]]:
+    if type(target) is cst.Name:
+        yield target.value, None
+    elif type(target) is cst.Tuple or type(target) is cst.List:
+        for el in target.elements:
+            yield from _names(el.value)
+    elif type(target) is cst.StarredElement:
+        yield from _names(target.value)

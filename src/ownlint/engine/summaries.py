@@ -164,6 +164,10 @@ class Summary:
     defaults: tuple[tuple[int, object], ...]  # parameter index -> literal default value
     is_method: bool  # the first parameter is `self`
     outcomes: tuple[Outcome, ...]
+    # a `@contextmanager` generator: its outcomes are its states at the `yield` (what it
+    # yields returned), and this is what the code after the `yield` does to the value
+    # yielded, on every normal exit (None: nothing known), replayed where a `with` ends
+    resumed: HState | None = None
     is_property: bool = False  # a method decorated `@property`: reading the attribute calls it
 
 
@@ -281,6 +285,11 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
         for attr, v in attrs:
             if fields.get(attr) is not v:
                 rebinds.append((attr, describe_value(v, st, fields, n, left)))
+    for key, v in st.env.items():
+        if key[:3] == f"<{GLOBAL}" and ">." in key:  # an attribute of a module global's object
+            attr = key[1:].replace(">", "", 1)
+            if fields.get(attr) is not v:
+                rebinds.append((attr, describe_value(v, st, fields, n)))
     ret = describe_value(ret_value, st, fields, n, constants=False)
     return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st))
 
@@ -295,6 +304,9 @@ def _field_conds(st: PathState) -> tuple[tuple[str, bool], ...]:
 
 # the prefix of a condition on a field's value on entry (`_field_conds`)
 ENTRY = "@"
+# the prefix of the fields of an object a module global holds (`::g.x`: attribute x
+# of what the global `g` holds, FunctionAnalysis.global_object), and of its env key (`<::g>`)
+GLOBAL = "::"
 
 
 def _param_fields(

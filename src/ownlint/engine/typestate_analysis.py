@@ -19,9 +19,9 @@ from ownlint.engine.iteration import Previous
 from ownlint.engine.models import ModelSet
 from ownlint.engine.objects import annotated_instances
 from ownlint.engine.solver import Solution, solve
-from ownlint.engine.state import HState, PathState, Step
+from ownlint.engine.state import FREED, HState, PathState, Step
 from ownlint.engine.stateset import MAX_PATHS, StateSet
-from ownlint.engine.summaries import EMPTY_OUTCOME, ENTRY, RETURN_KEY, Outcome, Summary, outcome_of
+from ownlint.engine.summaries import EMPTY_OUTCOME, ENTRY, GLOBAL, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.typestate_base import (
     BudgetExceeded,
     RawViolation,
@@ -59,6 +59,12 @@ class FunctionAnalysis:
         self.fields: dict[str, Obj] = {}  # self.x read before any write -> its object
         # the attributes of `self` that hold an object of one project class (whole_program.py)
         self.field_classes: Callable[[], Mapping[str, str]] = _no_field_classes
+        # the module globals bound once to an object of one project class (whole_program.py)
+        self.global_classes: Callable[[], Mapping[str, str]] = _no_field_classes
+        # for a `@contextmanager` generator (whole_program.py): what callers see of each state
+        # at its `yield` (`yielded`), and the objects it yielded; None for any other function
+        self.yields: dict[Outcome, None] | None = None
+        self.yielded: dict[Obj, None] = {}
         # what the methods of its class may do to an attribute's value (whole_program.py; None: not a method)
         self.field_fate: Callable[[str, bool], FieldFate | None] = _no_field_fate
         self.asked_class = False  # whether `field_fate` was asked (its results then depend on other methods)
@@ -178,16 +184,49 @@ class FunctionAnalysis:
         name, index, params, fields, self_name = self.name, self.unit.index, self.params, self.fields, self.self_name
         prop = _is_property(self.cfg.node) if self_name is not None else False
         if self.solution is None:  # past a budget: no effect
-            return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, (EMPTY_OUTCOME,), prop)
+            return lambda: Summary(
+                name, index, tuple(params), defaults, self_name is not None, (EMPTY_OUTCOME,), is_property=prop
+            )
         exits = self.solution.ins.get(self.cfg.exit)
+        if self.yields is not None:
+            return self._context_summary(defaults, list(exits or ()))
 
         def make() -> Summary:
             outcomes: dict[Outcome, None] = {}
             for st in exits or ():
                 outcomes[outcome_of(st, params, fields, self_name)] = None
-            return Summary(name, index, tuple(params), defaults, self_name is not None, tuple(outcomes), prop)
+            return Summary(
+                name, index, tuple(params), defaults, self_name is not None, tuple(outcomes), is_property=prop
+            )
 
         return make
+
+    def yielded_at(self, value: Val, st: PathState) -> None:
+        """A `@contextmanager` generator yields `value` in `st`: to its callers, what a
+        `with` on it enters (the state projected as if it returned `value`)."""
+        if self.yields is None:
+            return
+        at = st.copy()
+        at.env[RETURN_KEY] = value
+        self.yields[outcome_of(at, self.params, self.fields, self.self_name)] = None
+        for obj in objects_in(value):
+            self.yielded[obj] = None
+
+    def _context_summary(
+        self, defaults: tuple[tuple[int, object], ...], exits: list[PathState]
+    ) -> Callable[[], Summary]:
+        """The summary of a `@contextmanager` generator: entering it is reaching its
+        `yield`; leaving the `with` block runs the rest, whose effect on the one
+        object it yielded is kept where every normal exit releases it."""
+        name, index, params, self_name = self.name, self.unit.index, self.params, self.self_name
+        outcomes = tuple(self.yields or ()) or (EMPTY_OUTCOME,)
+        resumed: HState | None = None
+        if len(self.yielded) == 1 and exits:
+            obj = next(iter(self.yielded))
+            ends = [st.heap.get(obj) for st in exits]
+            if all(hs is not None and hs.kind == FREED and not hs.reported for hs in ends):
+                resumed = ends[0]
+        return lambda: Summary(name, index, tuple(params), defaults, self_name is not None, outcomes, resumed)
 
     def field_object(self, attr: str) -> Obj:
         obj = self.fields.get(attr)
@@ -208,6 +247,23 @@ class FunctionAnalysis:
         if type(obj) is not Instance:
             obj = self.sites[key] = Instance(-1_000_000 - len(self.sites), cls, attr)
             obj.key = f"<{self.self_name}.{attr}>"
+        return obj
+
+    def global_object(self, name: str) -> Instance | None:
+        """What the module global `name` holds, read in a function that does
+        not bind it: the object of the project class it was bound to once at
+        module level (`global_classes`), whose attributes are followed as
+        fields `::<name>.<x>` (summaries.GLOBAL); otherwise None."""
+        if type(self.cfg.node) is not cst.FunctionDef or name in self.params:
+            return None
+        cls = self.global_classes().get(name)
+        if cls is None:
+            return None
+        key = (id(self.cfg), "global", name)
+        obj = self.sites.get(key)
+        if type(obj) is not Instance:
+            obj = self.sites[key] = Instance(-1_000_000 - len(self.sites), cls, f"{GLOBAL}{name}")
+            obj.key = f"<{GLOBAL}{name}>"
         return obj
 
     @property
@@ -474,6 +530,8 @@ class FunctionAnalysis:
                     handler(event, ev)
             if type(held) is Instance:
                 ev.objects.exit(held, item)
+            elif isinstance(held, Obj) and ev.replay.resume(item, held):
+                pass  # a `@contextmanager` generator ran on past its `yield`
             elif ev.memory.is_buffer(held):
                 ev.memory.release_buffer(held, item, "with block ends")
             elif isinstance(held, Obj) and self._released_by_block(held):

@@ -39,21 +39,29 @@ class ExprEval:
             return self.fa.unit.constants[node.value]
         if node.value in self.fa.names.imports:
             return Sym(self.fa.names.imports[node.value])
-        return None
+        return self.fa.global_object(node.value)
 
     def expr_Attribute(self, node: cst.Attribute) -> Val:
         key = target_key(node, self.fa.self_name, self.ev.st.env)
         if key is not None:
             if key not in self.ev.st.env:
                 if key[0] == "<":  # an attribute of a project object that nothing here set
-                    obj = self.ev.st.env.get(source_of(node.value))
-                    if type(obj) is Instance:
-                        handled, value = self.ev.objects.attribute(obj, node.attr.value, node)
-                        if handled:
+                    held = self.ev.st.env.get(source_of(node.value))
+                    if type(held) is Instance:
+                        found, value = self.ev.objects.read_property(held, node)
+                        if found:
                             return value
-                    return self.ev.objects.on_entry_attribute(obj, node.attr.value)
+                    return self.ev.objects.on_entry_attribute(held, node.attr.value)
                 self.ev.st.env[key] = self.fa.entry_attribute(node.attr.value)
             return self.ev.st.env[key]
+        if type(node.value) is cst.Name and node.value.value not in self.ev.st.env:
+            held = self.fa.global_object(node.value.value)
+            if held is not None:  # an attribute of what a module global holds
+                key = f"{held.key}.{node.attr.value}"
+                if key in self.ev.st.env:
+                    return self.ev.st.env[key]
+                found, value = self.ev.objects.read_property(held, node)
+                return value if found else self.ev.objects.on_entry_attribute(held, node.attr.value)
         head = node.value
         while type(head) is cst.Attribute:
             head = head.value
@@ -64,12 +72,12 @@ class ExprEval:
                 return self.ev.arith.page_size()
             return Sym(qualified) if qualified is not None else self.ev.paths.read(node)
         base = self.ev.expr(node.value)
-        if type(base) is Instance:  # `C(...).x`: an attribute of an object no name holds
+        if type(base) is Instance:  # `C(...).x`, `self.inner.attr`, `f().attr`: a set attribute, or a property
             key = f"{base.key}.{node.attr.value}"
             if key in self.ev.st.env:
                 return self.ev.st.env[key]
-            handled, value = self.ev.objects.attribute(base, node.attr.value, node)
-            if handled:
+            found, value = self.ev.objects.read_property(base, node)
+            if found:
                 return value
         handled, value = self.ev.memory.memory_attribute(node, base)
         if handled:
@@ -288,6 +296,7 @@ class ExprEval:
         self.ev.paths.yielded()
         if isinstance(node.value, cst.BaseExpression):
             value = self.ev.expr(node.value)
+            self.fa.yielded_at(value, self.ev.st)
             self.ev.names.stored(node, value, "yield")
             self.ev.names.escape(value)
         elif node.value is not None:

@@ -17,6 +17,7 @@ from ownlint.engine.state import FREED, KEPT, LIVE, LIVE_STATE, OWNER, OWNER_DEA
 from ownlint.engine.summaries import (
     EMPTY_OUTCOME,
     ENTRY,
+    GLOBAL,
     Dead,
     Derived,
     Fresh,
@@ -80,7 +81,10 @@ class ReplayEval:
                 self.ev.st.conds.setdefault(expr.value, truth)  # correlate with the caller's own branches
         if prefix is not None:
             for attr, truth in outcome.field_conds:
-                self.assume_field(prefix, receiver, attr, truth)
+                if attr[:2] != GLOBAL:
+                    self.assume_field(prefix, receiver, attr, truth)
+        if type(outcome.ret) is FromField and fields_at is not None and type(receiver) is Instance:
+            self.entry_field(receiver, fields_at, outcome.ret.name)  # `return self.x` of an object here
         ret = self.materialize(outcome.ret, bound, node, summary, "return", prefix)
         for i, effect, owner in outcome.params:
             expr, value = bound.get(i, (None, None))
@@ -90,6 +94,8 @@ class ReplayEval:
         if prefix is not None:
             env = self.ev.st.env
             for attr, effect, owner in outcome.fields:
+                if attr[:2] == GLOBAL:
+                    continue  # a module global's (`globals_of`)
                 head, dot, rest = attr.partition(".")
                 if dot:  # an attribute of the object in the callee's `self.<head>`
                     found = self.ev.objects.attribute_key(prefix, attr)
@@ -112,19 +118,88 @@ class ReplayEval:
             values = [
                 (attr, self.materialize(desc, bound, node, summary, f"field {attr}", prefix))
                 for attr, desc in outcome.rebinds
-                if type(desc) is not InField
+                if type(desc) is not InField and attr[:2] != GLOBAL
             ]
             for attr, value in values:
                 target = self.ev.objects.attribute_key(prefix, attr)
                 if target is not None:
                     self.ev.names.bind(target, value)
             for attr, desc in outcome.rebinds:
-                if type(desc) is InField:
+                if type(desc) is InField and attr[:2] != GLOBAL:
                     buf = self.ev.st.env.get(f"{prefix}.{desc.name}")
                     self.ev.names.bind(
                         f"{prefix}.{attr}", Addr(buf, desc.offset) if self.ev.memory.is_buffer(buf) else None
                     )
+        if summary.unit == self.fa.unit.index and (outcome.fields or outcome.rebinds):
+            self.globals_of(outcome, summary, bound, ret, node)
         return ret
+
+    def entry_field(self, receiver: Instance, prefix: str, name: str) -> None:
+        """The callee returns its `self.<name>` (`name` may be `inner.x`): where
+        nothing here read that attribute of `receiver` yet, what it held on entry."""
+        objects, env = self.ev.objects, self.ev.st.env
+        head, dot, rest = name.partition(".")
+        if not dot:
+            if f"{prefix}.{name}" not in env:
+                objects.on_entry_attribute(receiver, name)
+            return
+        key = objects.attribute_key(prefix, name)
+        if key is not None and key not in env and "." not in rest:
+            objects.on_entry_attribute(env.get(f"{prefix}.{head}"), rest)
+
+    def globals_of(
+        self,
+        outcome: Outcome,
+        summary: Summary,
+        bound: dict[int, tuple[cst.BaseExpression | None, Val]],
+        ret: Val,
+        node: cst.CSTNode,
+    ) -> None:
+        """The callee's effects on the attributes of what the module globals
+        of its module (this one) hold (`FunctionAnalysis.global_object`):
+        replayed on the same objects here; an attribute it rebound holds what
+        it left there, or is forgotten where that is not known here."""
+        env = self.ev.st.env
+        for attr, effect, owner in outcome.fields:
+            if attr[:2] != GLOBAL:
+                continue
+            name, _, rest = attr[2:].partition(".")
+            held = self.fa.global_object(name)
+            if held is None or "." in rest:
+                continue
+            key = f"{held.key}.{rest}"
+            if key not in env and self.ev.objects.on_entry_attribute(held, rest) is None:
+                continue
+            self.replay(effect, owner, env[key], ret, bound, node, f"{name}.{rest}", summary, f"field {attr}")
+        for attr, desc in outcome.rebinds:
+            if attr[:2] != GLOBAL:
+                continue
+            name, _, rest = attr[2:].partition(".")
+            held = self.fa.global_object(name)
+            if held is not None:
+                known = type(desc) in (Known, Fresh, NewInstance, Derived)
+                value = self.materialize(desc, bound, node, summary, f"field {attr}") if known else None
+                self.ev.names.bind(f"{held.key}.{rest}", value)
+
+    def resume(self, item: cst.WithItem, held: Obj) -> bool:
+        """The end of `with gen(...) as x` for a `@contextmanager` generator `gen`
+        of the project: what the code after its `yield` does to what it yielded
+        (`held`), replayed here; False where nothing is known of it."""
+        call = item.item
+        resolver = self.fa.resolver
+        if type(call) is not cst.Call or resolver is None or type(call.func) not in (cst.Name, cst.Attribute):
+            return False
+        qualified = self.fa.names.qualify(call.func)
+        summary = resolver(call, qualified, False) if qualified is not None else None
+        if summary is None or summary.resumed is None:
+            return False
+        spelled = item.asname.name if item.asname is not None else call
+        hs = self.ev.st.heap.get(held)
+        if hs is not None and not hs.reported and hs.kind != FREED:
+            step = self.fa.step_of(item, f"`{summary.name}` runs on past its `yield` when this `with` block ends")
+            self.ev.st.heap[held] = hs.with_step(hs.kind, step)
+        self.replay(summary.resumed, None, held, None, {}, item, spelled, summary, "yielded")
+        return True
 
     def bind_arguments(
         self, summary: Summary, receiver: Val, args: list[tuple[cst.Arg, Val]]
@@ -185,6 +260,8 @@ class ReplayEval:
                     return False
         if prefix is not None:
             for attr, truth in outcome.field_conds:
+                if attr[:2] == GLOBAL:
+                    continue
                 key = self.ev.objects.attribute_key(prefix, attr)
                 if key is None:
                     continue
@@ -288,7 +365,10 @@ class ReplayEval:
         if type(desc) is Derived:
             return self.ev.substitution.substitute(desc.value, bound)
         if type(desc) is FromField:
-            key = f"{prefix if prefix is not None else self.fa.self_name}.{desc.name}"
+            holder = prefix if prefix is not None else self.fa.self_name
+            key = f"{holder}.{desc.name}"
+            if "." in desc.name and holder is not None and holder[:1] == "<":
+                key = self.ev.objects.attribute_key(holder, desc.name) or key  # a field of a field's object
             return self.ev.st.env.get(key)
         if type(desc) is Lend:
             # the callee's borrow from what the caller passed: borrowed from the caller's object

@@ -4,6 +4,7 @@ and what incremental checks keep from one check to the next."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.models import ModelSet
 from ownlint.engine.names import ModuleNames
-from ownlint.engine.scopes import Scope, assignments, collect_scopes, dataclass_fields
+from ownlint.engine.scopes import Scope, assignments, collect_scopes, dataclass_fields, module_bindings
 from ownlint.engine.sources import EngineOptions
 from ownlint.engine.summaries import EMPTY_OUTCOME, FromParam, Outcome, Summary
 from ownlint.engine.typestate import FunctionAnalysis, RawViolation, Unit
@@ -91,6 +92,7 @@ class Project:
         # dataclasses with no `__init__` of their own: class -> (its file, its fields, their literal defaults)
         self.dataclasses: dict[str, tuple[int, tuple[str, ...], tuple[tuple[int, object], ...]]] = {}
         self.attribute_classes: dict[str, dict[str, str]] = {}  # `field_classes`' answers, once each
+        self.module_classes: dict[int, dict[str, str]] = {}  # `global_classes`' answers, by unit
         self.fates: dict[tuple[str, str, bool], FieldFate] = {}  # `field_fate`'s answers, once each
         self.related: dict[str, tuple[str, ...]] = {}  # `_related`'s answers, once each
         self.ancestry: dict[str, tuple[str, ...]] = {}  # `_bases`' answers, once each
@@ -284,6 +286,9 @@ class Project:
                 return self.field_fate(owner, attr, elements)
 
             fa.field_fate = fate
+        fa.global_classes = lambda: self.global_classes(unit)
+        if scope.generator and _context_generator(scope.cfg.node, unit.names):
+            fa.yields = {}
         fa.interop_modules = self.options.interop_modules
         fa.page_size = self.options.page_size
         return fa
@@ -308,7 +313,7 @@ class Project:
             return done
         defined, _, receiver = qualified.partition("@")  # `_late`'s name of an inherited method
         unit, scope = self.functions[defined]
-        if scope.generator:
+        if scope.generator and not _context_generator(scope.cfg.node, unit.names):
             return Summary(
                 qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
             )
@@ -499,6 +504,34 @@ class Project:
         self.attribute_classes[cls] = out
         return out
 
+    def global_classes(self, unit: Unit) -> dict[str, str]:
+        """The module globals of `unit` known to hold an object of one project
+        class: bound once at module level, by `g = C(...)`, and never bound
+        anywhere else in the module (a `global g` declaration, another
+        assignment, an import, a loop or `with` target) nor given an attribute
+        outside a method of its class (`g.x = ...`, `del g.x`), by the text."""
+        done = self.module_classes.get(unit.index)
+        if done is not None:
+            return done
+        built: dict[str, str | None] = {}
+        for name, call in module_bindings(unit.module):
+            known = None
+            if call is not None and name not in built:
+                qualified = unit.names.qualify(call.func)
+                known = self._class(qualified) if qualified is not None else None
+            built[name] = known
+        out = {}
+        for name, cls in built.items():
+            if cls is None:
+                continue
+            if unit.declares_outer and re.search(rf"^[ \t]*global\b[^\n]*\b{re.escape(name)}\b", unit.source, re.M):
+                continue
+            if re.search(_ATTRIBUTE_BOUND.replace("NAME", re.escape(name)), unit.source):
+                continue
+            out[name] = cls
+        self.module_classes[unit.index] = out
+        return out
+
     def field_fate(self, cls: str, attr: str, elements: bool) -> FieldFate:
         """What the methods of `cls`, of its project bases and of the
         project classes derived from it may do to what `self.<attr>` holds
@@ -589,6 +622,18 @@ def _self_calls(node: cst.CSTNode, self_name: str) -> set[str]:
 
     node.visit(Calls())
     return found
+
+
+# where a module global `NAME` has an attribute bound, deleted or augmented, by the text
+# (an annotated assignment `NAME.x: T = ...` as well, and, for safety, any `NAME.x:`)
+_ATTRIBUTE_BOUND = r"(\bdel\s+|\bsetattr\(\s*)NAME\b|\bNAME\.\w+\s*(:|(\*\*|//|>>|<<|[-+*/%&|^@])?=(?!=))"
+
+
+def _context_generator(node: cst.CSTNode, names: ModuleNames) -> bool:
+    """Whether `node` is a generator function decorated `@contextlib.contextmanager`."""
+    if type(node) is not cst.FunctionDef:
+        return False
+    return any(names.qualify(d.decorator) == "contextlib.contextmanager" for d in node.decorators)
 
 
 def _ready(summary: Summary) -> Callable[[], Summary]:

@@ -97,10 +97,9 @@ class Evaluator:
         self.address_maps: AddressMaps = AddressMapEval(self)
         self.keyed: Keyed = KeyedEval(self)
         self.paths: Paths = PathsEval(self)
-        # node class -> the bound `expr_<Class>` method of the component evaluating it
-        self._expr: dict[type, ExprMethod] = {
-            kind: MethodType(method, getattr(self, attr)) for kind, (attr, method) in _EXPR_METHODS.items()
-        }
+        # node class -> the bound `expr_<Class>` method of the component evaluating it, bound when
+        # first met (most functions meet few of the classes)
+        self._expr: dict[type, ExprMethod] = {}
 
     def begin(self, st: PathState, choices: dict[cst.CSTNode, int], site: cst.CSTNode) -> None:
         """Run the next CFG element (its statement: `site`) on `st`, with the forks' `choices`."""
@@ -264,7 +263,11 @@ class Evaluator:
         fa.steps += 1
         if fa.steps > fa.step_limit:
             fa.over_budget()
-        method = self._expr.get(type(node))
+        kind = type(node)
+        method = self._expr.get(kind)
+        if method is None and kind in _EXPR_METHODS:
+            attr, unbound = _EXPR_METHODS[kind]
+            method = self._expr[kind] = MethodType(unbound, getattr(self, attr))
         if method is not None:
             if type(node) is cst.Call and self.on["call_post"]:
                 return self.call_post(node, method)

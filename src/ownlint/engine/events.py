@@ -520,7 +520,10 @@ def _handler(checker: Checker, event: str) -> Callable[..., None]:
     out = checker_facts.CheckerOut
 
     def handler(e: object, to: checker_facts.Reporter) -> None:
-        method(e, out(to, key))
+        mine = to.outs.get(key)  # a handler runs for every event of every path: its view is made once
+        if mine is None:
+            mine = to.outs[key] = out(to, key)
+        method(e, mine)
 
     return handler
 

@@ -16,6 +16,7 @@ import libcst as cst
 
 from ownlint.engine.address_maps import AddressMapEval
 from ownlint.engine.cfg import source_of
+from ownlint.engine.checker_facts import CheckerOut
 from ownlint.engine.eval_shared import (
     AddressMaps,
     Adoption,
@@ -73,6 +74,7 @@ class Evaluator:
         self.choices = choices
         self.models = fa.models
         self.on = fa.subscribers  # the checkers' handlers of each event (events.py)
+        self.outs: dict[str, CheckerOut] = {}  # each checker's findings on this evaluator (events._handler)
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()

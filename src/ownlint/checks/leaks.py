@@ -288,10 +288,13 @@ def _note_risk(e: CallPost, out: Findings) -> None:
     """The call `e` may raise: it is the first risk of each handle held with
     none yet, unless it checks that handle's own creation status (when that
     check raises, the creation failed and nothing was made)."""
-    checked = {status.call for _, value in e.args for status in _statuses(value)}
+    checked: set[int] | None = None  # made when some handle has no risk yet: most calls find none
     for obj, fact in list(out.facts()):
-        if type(fact) is Held and fact.risk is None and fact.call not in checked:
-            out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=out.step(e.node, "may raise here")))
+        if type(fact) is Held and fact.risk is None:
+            if checked is None:
+                checked = {status.call for _, value in e.args for status in _statuses(value)}
+            if fact.call not in checked:
+                out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=out.step(e.node, "may raise here")))
 
 
 def _statuses(value: Val) -> list[Status]:

@@ -47,6 +47,7 @@ from ownlint.engine.events import (
 from ownlint.engine.iteration import Previous
 from ownlint.engine.state import FREED, LIVE, Step
 from ownlint.engine.values import Obj, Ref, Seq, Site, Status, Val, objects_in
+from ownlint.engine.walk import children
 
 # effects by which a modelled call keeps a handle passed to it (a queued release: the queue releases it)
 _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive, fx.ReleaseLater)
@@ -313,7 +314,7 @@ def _contains(node: cst.CSTNode, target: int) -> bool:
         n = stack.pop()
         if id(n) == target:
             return True
-        stack.extend(n.children)
+        stack.extend(children(n))
     return False
 
 
@@ -327,7 +328,7 @@ def _calls(node: cst.CSTNode, last_name: str) -> bool:
             name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
             if name == last_name:
                 return True
-        stack.extend(n.children)
+        stack.extend(children(n))
     return False
 
 

@@ -52,6 +52,7 @@ from ownlint.engine.typestate_exprs import ExprEval
 from ownlint.engine.typestate_names import NamesEval
 from ownlint.engine.typestate_replay import ReplayEval
 from ownlint.engine.values import Obj, Val
+from ownlint.engine.walk import children
 
 ExprMethod = Callable[[cst.BaseExpression], Val]
 
@@ -280,11 +281,11 @@ class Evaluator:
         if lit is not None:
             return lit
         # anything else: evaluate the children for their calls; the value is unknown
-        for child in node.children:
+        for child in children(node):  # libcst's `node.children` rebuilds the node
             if isinstance(child, cst.BaseExpression):
                 self.expr(child)
             elif type(child) in (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement):
-                for sub in child.children:
+                for sub in children(child):
                     if isinstance(sub, cst.BaseExpression):
                         self.expr(sub)
         return None

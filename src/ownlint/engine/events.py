@@ -483,12 +483,16 @@ EVENTS = (
 )
 
 
+# for each event, the handlers of the checkers that override it (`Subscribers.handlers`)
+Handlers = dict[str, tuple[Callable[..., None], ...]]
+
+
 class Subscribers:
     """For each event, the handlers of the checkers that override it, in the checkers' order."""
 
     def __init__(self, checkers: tuple[Checker, ...]) -> None:
         self.checkers = checkers
-        self.handlers: dict[str, tuple[Callable[..., None], ...]] = {
+        self.handlers: Handlers = {
             name: tuple(
                 _handler(c, name)
                 for c in checkers

@@ -74,7 +74,7 @@ class Evaluator:
         self.st = st
         self.choices = choices
         self.models = fa.models
-        self.on = fa.subscribers  # the checkers' handlers of each event (events.py)
+        self.on = fa.subscribers.handlers  # the checkers' handlers of each event (events.py): read on every call
         self.outs: dict[str, CheckerOut] = {}  # each checker's findings on this evaluator (events._handler)
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)

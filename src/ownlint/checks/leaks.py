@@ -47,6 +47,7 @@ from ownlint.engine.events import (
 from ownlint.engine.iteration import Previous
 from ownlint.engine.state import FREED, LIVE, Step
 from ownlint.engine.values import Obj, Ref, Seq, Site, Status, Val, objects_in
+from ownlint.engine.walk import children
 
 # effects by which a modelled call keeps a handle passed to it (a queued release: the queue releases it)
 _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive, fx.ReleaseLater)
@@ -288,10 +289,13 @@ def _note_risk(e: CallPost, out: Findings) -> None:
     """The call `e` may raise: it is the first risk of each handle held with
     none yet, unless it checks that handle's own creation status (when that
     check raises, the creation failed and nothing was made)."""
-    checked = {status.call for _, value in e.args for status in _statuses(value)}
+    checked: set[int] | None = None  # made when some handle has no risk yet: most calls find none
     for obj, fact in list(out.facts()):
-        if type(fact) is Held and fact.risk is None and fact.call not in checked:
-            out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=out.step(e.node, "may raise here")))
+        if type(fact) is Held and fact.risk is None:
+            if checked is None:
+                checked = {status.call for _, value in e.args for status in _statuses(value)}
+            if fact.call not in checked:
+                out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=out.step(e.node, "may raise here")))
 
 
 def _statuses(value: Val) -> list[Status]:
@@ -310,7 +314,7 @@ def _contains(node: cst.CSTNode, target: int) -> bool:
         n = stack.pop()
         if id(n) == target:
             return True
-        stack.extend(n.children)
+        stack.extend(children(n))
     return False
 
 
@@ -324,7 +328,7 @@ def _calls(node: cst.CSTNode, last_name: str) -> bool:
             name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
             if name == last_name:
                 return True
-        stack.extend(n.children)
+        stack.extend(children(n))
     return False
 
 

@@ -46,7 +46,7 @@ from typing import Protocol
 import libcst as cst
 
 from ownlint.engine.cfg import CFG
-from ownlint.engine.events import Facts, Subscribers
+from ownlint.engine.events import Facts, Handlers, Subscribers
 from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.model_types import AddressMap, CallModel, Unmap
 from ownlint.engine.models import Adopt, Borrow, MapCall, ModelSet
@@ -289,7 +289,7 @@ class EvalShared(Protocol):
 
     fa: Analysis
     models: ModelSet
-    on: Subscribers
+    on: Handlers
     st: PathState
     choices: dict[cst.CSTNode, int]
     site: cst.CSTNode

@@ -483,12 +483,16 @@ EVENTS = (
 )
 
 
+# for each event, the handlers of the checkers that override it (`Subscribers.handlers`)
+Handlers = dict[str, tuple[Callable[..., None], ...]]
+
+
 class Subscribers:
     """For each event, the handlers of the checkers that override it, in the checkers' order."""
 
     def __init__(self, checkers: tuple[Checker, ...]) -> None:
         self.checkers = checkers
-        self.handlers: dict[str, tuple[Callable[..., None], ...]] = {
+        self.handlers: Handlers = {
             name: tuple(
                 _handler(c, name)
                 for c in checkers
@@ -520,7 +524,10 @@ def _handler(checker: Checker, event: str) -> Callable[..., None]:
     out = checker_facts.CheckerOut
 
     def handler(e: object, to: checker_facts.Reporter) -> None:
-        method(e, out(to, key))
+        mine = to.outs.get(key)  # a handler runs for every event of every path: its view is made once
+        if mine is None:
+            mine = to.outs[key] = out(to, key)
+        method(e, mine)
 
     return handler
 

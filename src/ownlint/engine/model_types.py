@@ -244,11 +244,11 @@ class CallModel:
     status_index: int | None = None
     keep_alive: fx.KeepAlive | None = None  # it reads these arguments until an event is waited
     entries: tuple[ModelEntry, ...] = ()
+    # the effects of every entry for this callee, in load order (made once: every call's checkers read them)
+    effects: tuple[fx.Effect, ...] = field(init=False, repr=False, compare=False)
 
-    @property
-    def effects(self) -> tuple[fx.Effect, ...]:
-        """The effects of every entry for this callee, in load order."""
-        return tuple(e for entry in self.entries for e in entry.effects)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "effects", tuple(e for entry in self.entries for e in entry.effects))
 
 
 @dataclass(slots=True)

@@ -233,13 +233,14 @@ class _State:
 class NamePattern:
     """A compiled pattern (see the module's docstring)."""
 
-    __slots__ = ("_accept", "_start", "_states", "pattern")
+    __slots__ = ("_accept", "_seen", "_start", "_states", "pattern")
 
     def __init__(self, pattern: str, states: list[_State], start: int, accept: int) -> None:
         self.pattern = pattern
         self._states = states
         self._start = start
         self._accept = accept
+        self._seen: dict[str, bool] = {}  # names searched already: a program spells the same few often
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         """Pickled as its text (a worker process compiles it again): its tests are closures."""
@@ -260,6 +261,14 @@ class NamePattern:
 
     def search(self, name: str) -> bool:
         """Whether the pattern matches somewhere in `name` (as `re.search` would)."""
+        found = self._seen.get(name)
+        if found is None:
+            found = self._search(name)
+            if len(self._seen) < _SEEN_NAMES:
+                self._seen[name] = found
+        return found
+
+    def _search(self, name: str) -> bool:
         current: set[int] = set()
         self._close(self._start, 0, name, current)
         for position, char in enumerate(name):
@@ -288,6 +297,9 @@ class NamePattern:
             if state.anchor is not None and not _holds(state.anchor, position, name):
                 continue
             stack.extend(state.edges)
+
+
+_SEEN_NAMES = 4096  # the most answers a pattern keeps
 
 
 def _holds(anchor: _Anchor, position: int, name: str) -> bool:

@@ -16,6 +16,7 @@ import libcst as cst
 
 from ownlint.engine.address_maps import AddressMapEval
 from ownlint.engine.cfg import source_of
+from ownlint.engine.checker_facts import CheckerOut
 from ownlint.engine.eval_shared import (
     AddressMaps,
     Adoption,
@@ -51,6 +52,7 @@ from ownlint.engine.typestate_exprs import ExprEval
 from ownlint.engine.typestate_names import NamesEval
 from ownlint.engine.typestate_replay import ReplayEval
 from ownlint.engine.values import Obj, Val
+from ownlint.engine.walk import children
 
 ExprMethod = Callable[[cst.BaseExpression], Val]
 
@@ -72,7 +74,8 @@ class Evaluator:
         self.st = st
         self.choices = choices
         self.models = fa.models
-        self.on = fa.subscribers  # the checkers' handlers of each event (events.py)
+        self.on = fa.subscribers.handlers  # the checkers' handlers of each event (events.py): read on every call
+        self.outs: dict[str, CheckerOut] = {}  # each checker's findings on this evaluator (events._handler)
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
@@ -97,10 +100,9 @@ class Evaluator:
         self.address_maps: AddressMaps = AddressMapEval(self)
         self.keyed: Keyed = KeyedEval(self)
         self.paths: Paths = PathsEval(self)
-        # node class -> the bound `expr_<Class>` method of the component evaluating it
-        self._expr: dict[type, ExprMethod] = {
-            kind: MethodType(method, getattr(self, attr)) for kind, (attr, method) in _EXPR_METHODS.items()
-        }
+        # node class -> the bound `expr_<Class>` method of the component evaluating it, bound when
+        # first met (most functions meet few of the classes)
+        self._expr: dict[type, ExprMethod] = {}
 
     def begin(self, st: PathState, choices: dict[cst.CSTNode, int], site: cst.CSTNode) -> None:
         """Run the next CFG element (its statement: `site`) on `st`, with the forks' `choices`."""
@@ -264,7 +266,11 @@ class Evaluator:
         fa.steps += 1
         if fa.steps > fa.step_limit:
             fa.over_budget()
-        method = self._expr.get(type(node))
+        kind = type(node)
+        method = self._expr.get(kind)
+        if method is None and kind in _EXPR_METHODS:
+            attr, unbound = _EXPR_METHODS[kind]
+            method = self._expr[kind] = MethodType(unbound, getattr(self, attr))
         if method is not None:
             if type(node) is cst.Call and self.on["call_post"]:
                 return self.call_post(node, method)
@@ -275,11 +281,11 @@ class Evaluator:
         if lit is not None:
             return lit
         # anything else: evaluate the children for their calls; the value is unknown
-        for child in node.children:
+        for child in children(node):  # libcst's `node.children` rebuilds the node
             if isinstance(child, cst.BaseExpression):
                 self.expr(child)
             elif type(child) in (cst.Arg, cst.Element, cst.DictElement, cst.StarredDictElement):
-                for sub in child.children:
+                for sub in children(child):
                     if isinstance(sub, cst.BaseExpression):
                         self.expr(sub)
         return None

@@ -12,8 +12,8 @@ from pathlib import Path
 import libcst as cst
 
 from ownlint.diagnostics import FileError, FileReport
-from ownlint.engine import field_fates
-from ownlint.engine.cfg_builder import build_module_cfg
+from ownlint.engine import field_fates, raising
+from ownlint.engine.cfg_builder import build_function_cfg, build_module_cfg
 from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.models import ModelSet
@@ -132,6 +132,8 @@ class Project:
                 reports[unit.index].errors.append(FileError(unit.path, "too deeply nested to analyse"))
             else:
                 self.units.append(unit)
+        if self.subscribers["death"] or self.subscribers["frame_end"]:
+            self._raise_edges()
 
     def _add(self, unit: Unit) -> None:
         """Build the scopes and control-flow graphs of one file."""
@@ -167,6 +169,53 @@ class Project:
             if sc.qualified and sc.qualified not in self.functions:
                 self.functions[sc.qualified] = (unit, sc)
                 self.by_last_name.setdefault(sc.qualified.rpartition(".")[2], []).append(sc.qualified)
+
+    def _raise_edges(self) -> None:
+        """Give the calls to functions of the program that may raise
+        (raising.py) their way out by an exception, in the control-flow
+        graphs of the functions that make them (built again, those only)."""
+        targets: dict[int, str | None] = {}  # id(call) -> the function it reaches
+
+        def target(unit: Unit, scope: Scope, call: cst.Call) -> str | None:
+            if id(call) not in targets:
+                qualified = unit.names.qualify(call.func) or "?"
+                func = call.func
+                on_self = (
+                    scope.self_name is not None
+                    and type(func) is cst.Attribute
+                    and type(func.value) is cst.Name
+                    and func.value.value == scope.self_name
+                )
+                targets[id(call)] = self._target(scope, call, qualified, on_self)
+            return targets[id(call)]
+
+        functions = [(q, unit, sc) for q, (unit, sc) in self.functions.items() if type(sc.cfg.node) is cst.FunctionDef]
+        where = {q: (unit, sc) for q, unit, sc in functions}
+
+        def itself(q: str, node: cst.CSTNode) -> bool:
+            unit = where[q][0]
+            return raising.raises_itself(node, lambda c: (unit.names.qualify(c.func) or "?") in self.models.no_return)
+
+        def callees(q: str, node: cst.CSTNode) -> list[str]:
+            unit, sc = where[q]
+            return [t for c in raising.own_calls(node) if (t := target(unit, sc, c)) is not None]
+
+        found = raising.may_raise(((q, sc.cfg.node) for q, _, sc in functions), itself, callees)
+        for unit in self.units:
+            for sc in self.scopes[unit.index]:
+                if sc.plain is not None:  # built again by an earlier check (incremental mode)
+                    sc.cfg, sc.plain = sc.plain, None
+                node = sc.cfg.node
+                if not found or type(node) is not cst.FunctionDef:
+                    continue
+                if not any(target(unit, sc, c) in found for c in raising.own_calls(node)):
+                    continue
+
+                def leaves(call: cst.Call, unit: Unit = unit, sc: Scope = sc) -> bool:
+                    return target(unit, sc, call) in found
+
+                sc.plain = sc.cfg
+                sc.cfg = build_function_cfg(node, sc.cfg.name, _Raising(self.models, unit.names, leaves))
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = []
@@ -520,13 +569,18 @@ def _ready(summary: Summary) -> Callable[[], Summary]:
 
 
 class _Raising:
-    """What the models say of one file's calls raising (cfg.CallRaises)."""
+    """What the models say of one file's calls raising (cfg.CallRaises), and
+    (`raising`) which calls go to a function of the program that may raise."""
 
-    __slots__ = ("models", "names")
+    __slots__ = ("models", "names", "raising")
 
-    def __init__(self, models: ModelSet, names: ModuleNames) -> None:
+    def __init__(self, models: ModelSet, names: ModuleNames, raising: Callable[[cst.Call], bool] | None = None) -> None:
         self.models = models
         self.names = names
+        self.raising = raising
+
+    def leaves_by_raise(self, call: cst.Call) -> bool:
+        return self.raising is not None and self.raising(call)
 
     def __call__(self, call: cst.Call) -> bool:
         return not self.models.never_raises(self.names.qualify(call.func) or "?")

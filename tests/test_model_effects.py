@@ -273,6 +273,8 @@ effects = [{ synchronize = "all" }]
     assert models.published("sync_all").effects == (fx.Synchronize(None),)
     copy = models.by_last_name["copy_async"]  # for the checkers only: the evaluator reads nothing of it
     assert (copy.creates, copy.release, copy.status, copy.keep_alive) == ((), None, False, None)
+
+
 def test_methods_of_a_receiver_made_by_listed_creators(tmp_path: Path) -> None:
     text = """
 [model]

@@ -11,7 +11,7 @@ bad) called outside any `try` leaves its caller by an exception too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -20,57 +20,72 @@ from ownlint.engine.walk import children
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
-def own_calls(fn: cst.CSTNode) -> Iterator[cst.Call]:
-    """The calls of a function's own body (not of the functions, lambdas and classes nested in it)."""
-    stack = list(children(fn))
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Call:
-            yield node
-        if type(node) not in _SCOPES:
-            stack.extend(children(node))
-
-
-def raises_itself(fn: cst.CSTNode, never_returns: Callable[[cst.Call], bool]) -> bool:
-    """Whether the function's own body has a `raise` or `assert` no handler of it catches, or a call that never returns."""
+def read(fn: cst.CSTNode, never_returns: Callable[[cst.Call], bool]) -> tuple[bool, list[cst.Call]]:
+    """One walk of a function's own body (not of the functions, lambdas and
+    classes nested in it): whether it raises itself (a `raise` or `assert` no
+    handler of its own catches, or a call that never returns), and its calls."""
+    calls: list[cst.Call] = []
+    raises = False
     stack: list[tuple[cst.CSTNode, bool]] = [(c, False) for c in children(fn)]
     while stack:
         node, caught = stack.pop()
         kind = type(node)
         if kind in _SCOPES:
             continue
-        if (kind is cst.Raise or kind is cst.Assert) and not caught:
-            return True
-        if kind is cst.Call and not caught and never_returns(node):  # type: ignore[arg-type]
-            return True
-        if kind is cst.Try or kind is cst.TryStar:
-            t = node  # type: ignore[assignment]
-            stack.append((t.body, caught or bool(t.handlers)))  # type: ignore[attr-defined]
-            stack.extend((c, caught) for c in children(node) if c is not t.body)  # type: ignore[attr-defined]
+        if kind is cst.Call:
+            calls.append(node)  # type: ignore[arg-type]
+            if not caught and not raises and never_returns(node):  # type: ignore[arg-type]
+                raises = True
+        elif (kind is cst.Raise or kind is cst.Assert) and not caught:
+            raises = True
+        elif kind is cst.Try or kind is cst.TryStar:
+            body = node.body  # type: ignore[attr-defined]
+            handled = caught or bool(node.handlers)  # type: ignore[attr-defined]
+            stack.extend((c, handled if c is body else caught) for c in children(node))
             continue
         stack.extend((c, caught) for c in children(node))
-    return False
+    return raises, calls
 
 
 def may_raise(
-    functions: Iterable[tuple[str, cst.CSTNode]],
-    itself: Callable[[str, cst.CSTNode], bool],
-    callees: Callable[[str, cst.CSTNode], Iterable[str]],
+    functions: dict[str, tuple[bool, list[cst.Call]]],
+    target: Callable[[str, cst.Call], str | None],
 ) -> frozenset[str]:
-    """The functions (by qualified name) that may raise: those that raise
-    themselves, and, to a fixed point, those that call one that may."""
-    called_by: dict[str, set[str]] = {}
-    found: set[str] = set()
-    todo: list[str] = []
-    for name, node in functions:
-        if itself(name, node):
-            found.add(name)
-            todo.append(name)
-        for callee in callees(name, node):
-            called_by.setdefault(callee, set()).add(name)
-    while todo:
-        for caller in called_by.get(todo.pop(), ()):
-            if caller not in found:
-                found.add(caller)
-                todo.append(caller)
+    """The functions (by qualified name: what `read` found of each) that may
+    raise: those that raise themselves, and, to a fixed point, those that call
+    one that may (`target`: the function a call of a function reaches). Only
+    the calls spelled with the last name of a function found are resolved."""
+    found = {name for name, (raises, _) in functions.items() if raises}
+    new = set(found)
+    while new:
+        last = {name.rpartition(".")[2] for name in new}
+        new = set()
+        for name, (_, calls) in functions.items():
+            if name in found:
+                continue
+            for call in calls:
+                if _last_name(call) in last and target(name, call) in found:
+                    new.add(name)
+                    break
+        found |= new
     return frozenset(found)
+
+
+def _last_name(call: cst.Call) -> str | None:
+    func = call.func
+    if type(func) is cst.Name:
+        return func.value
+    if type(func) is cst.Attribute:
+        return func.attr.value
+    return None
+
+
+def last_names(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(name.rpartition(".")[2] for name in found)
+
+
+def calls_one(
+    calls: list[cst.Call], found: frozenset[str], last: frozenset[str], target: Callable[[cst.Call], str | None]
+) -> bool:
+    """Whether one of the calls reaches a function of `found` (`last`: their last names)."""
+    return any(_last_name(c) in last and target(c) in found for c in calls)

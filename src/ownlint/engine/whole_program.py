@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import libcst as cst
 
@@ -175,6 +176,7 @@ class Project:
         (raising.py) their way out by an exception, in the control-flow
         graphs of the functions that make them (built again, those only)."""
         targets: dict[int, str | None] = {}  # id(call) -> the function it reaches
+        read: dict[int, tuple[bool, list[cst.Call]]] = {}  # id(function node) -> raising.read of it
 
         def target(unit: Unit, scope: Scope, call: cst.Call) -> str | None:
             if id(call) not in targets:
@@ -189,33 +191,30 @@ class Project:
                 targets[id(call)] = self._target(scope, call, qualified, on_self)
             return targets[id(call)]
 
-        functions = [(q, unit, sc) for q, (unit, sc) in self.functions.items() if type(sc.cfg.node) is cst.FunctionDef]
-        where = {q: (unit, sc) for q, unit, sc in functions}
+        def read_of(unit: Unit, node: cst.CSTNode) -> tuple[bool, list[cst.Call]]:
+            if id(node) not in read:
+                no_return = self.models.no_return
+                read[id(node)] = raising.read(node, lambda c: (unit.names.qualify(c.func) or "?") in no_return)
+            return read[id(node)]
 
-        def itself(q: str, node: cst.CSTNode) -> bool:
-            unit = where[q][0]
-            return raising.raises_itself(node, lambda c: (unit.names.qualify(c.func) or "?") in self.models.no_return)
-
-        def callees(q: str, node: cst.CSTNode) -> list[str]:
-            unit, sc = where[q]
-            return [t for c in raising.own_calls(node) if (t := target(unit, sc, c)) is not None]
-
-        found = raising.may_raise(((q, sc.cfg.node) for q, _, sc in functions), itself, callees)
+        functions = {q: read_of(unit, sc.cfg.node) for q, (unit, sc) in self.functions.items() if _is_def(sc)}
+        found = raising.may_raise(functions, lambda q, call: target(*self.functions[q], call))
+        last = raising.last_names(found)
         for unit in self.units:
             for sc in self.scopes[unit.index]:
                 if sc.plain is not None:  # built again by an earlier check (incremental mode)
                     sc.cfg, sc.plain = sc.plain, None
-                node = sc.cfg.node
-                if not found or type(node) is not cst.FunctionDef:
-                    continue
-                if not any(target(unit, sc, c) in found for c in raising.own_calls(node)):
+                if not found or not _is_def(sc):
                     continue
 
-                def leaves(call: cst.Call, unit: Unit = unit, sc: Scope = sc) -> bool:
-                    return target(unit, sc, call) in found
+                def reaches(call: cst.Call, unit: Unit = unit, sc: Scope = sc) -> str | None:
+                    return target(unit, sc, call)
 
-                sc.plain = sc.cfg
-                sc.cfg = build_function_cfg(node, sc.cfg.name, _Raising(self.models, unit.names, leaves))
+                node = cast("cst.FunctionDef", sc.cfg.node)
+                if raising.calls_one(read_of(unit, node)[1], found, last, reaches):
+                    sc.plain = sc.cfg
+                    leaves = _Leaves(found, last, reaches)
+                    sc.cfg = build_function_cfg(node, sc.cfg.name, _Raising(self.models, unit.names, leaves))
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = []
@@ -566,6 +565,24 @@ class Project:
 def _ready(summary: Summary) -> Callable[[], Summary]:
     """A summary already made, as `_evaluate` hands out the ones it makes later."""
     return lambda: summary
+
+
+def _is_def(scope: Scope) -> bool:
+    return type(scope.cfg.node) is cst.FunctionDef
+
+
+class _Leaves:
+    """Whether a call reaches a function that may raise."""
+
+    __slots__ = ("found", "last", "reaches")
+
+    def __init__(self, found: frozenset[str], last: frozenset[str], reaches: Callable[[cst.Call], str | None]) -> None:
+        self.found = found
+        self.last = last
+        self.reaches = reaches
+
+    def __call__(self, call: cst.Call) -> bool:
+        return raising.calls_one([call], self.found, self.last, self.reaches)
 
 
 class _Raising:

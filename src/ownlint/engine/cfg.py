@@ -20,7 +20,7 @@ The graphs are built in cfg_builder.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -164,11 +164,10 @@ class CallRaises(Protocol):
         `sys.exit`: a model's `no-return`): the path goes on only as an exception."""
         ...
 
-    def leaves_by_raise(self, call: cst.Call) -> bool:
-        """Whether the call goes to a function of the checked program that may
-        raise (raising.py): outside any `try`, the statement then has a way
-        out to the frame's raise end, with the state after it."""
-        ...
+    # whether a call goes to a function of the checked program that may raise
+    # (raising.py): outside any `try`, its statement then has a way out to the
+    # frame's raise end, with the state after it; None: no call does
+    raising: Callable[[cst.Call], bool] | None
 
 
 def may_raise(node: cst.CSTNode, call_raises: CallRaises | None = None) -> bool:

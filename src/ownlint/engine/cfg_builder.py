@@ -20,7 +20,7 @@ Approximations, each deliberate:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -39,8 +39,8 @@ def _elem_may_raise(elem: Elem, call_raises: CallRaises | None) -> bool:
     return may_raise(elem.node, call_raises)
 
 
-def _leaves_by_raise(s: cst.BaseSmallStatement, raises: CallRaises) -> bool:
-    return any(type(n) is cst.Call and raises.leaves_by_raise(n) for n in walk(s, into_scopes=False))
+def _leaves(s: cst.BaseSmallStatement, raising: Callable[[cst.Call], bool]) -> bool:
+    return any(type(n) is cst.Call and raising(n) for n in walk(s, into_scopes=False))
 
 
 @dataclass(slots=True)
@@ -203,7 +203,12 @@ class _Builder:
                 # `pytest.skip(...)`, `sys.exit(...)`: the path goes on only as an exception
                 self.edge(self.here(), self.exc[-1], "raise")
                 self.cur = None
-            elif raises is not None and not self.protected() and _leaves_by_raise(s, raises):
+            elif (
+                raises is not None
+                and raises.raising is not None
+                and not self.protected()
+                and _leaves(s, raises.raising)
+            ):
                 # a call to a function of the program that may raise: the statement's way out by an exception
                 cur = self.here()
                 self.edge(cur, self.exc[-1], "raise")

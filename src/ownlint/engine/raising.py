@@ -3,7 +3,9 @@ body has a `raise` or an `assert` that no handler of its own catches (one
 inside the body of a `try` with handlers is taken as caught), a call that
 never returns, or a call to a function of the program that may raise.
 
-Read off the syntax, before any analysis, so that the control-flow graph of
+Read off the syntax, before any analysis, and only in the files whose text
+can matter (one that spells `raise`, `assert` or a call that never returns,
+and then one that spells the name of a function found), so that the control-flow graph of
 a caller can give such a call an exception edge (cfg_builder.py): a
 status-checking wrapper (`check(status)` that raises when the status is
 bad) called outside any `try` leaves its caller by an exception too.
@@ -11,57 +13,78 @@ bad) called outside any `try` leaves its caller by an exception too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
-from ownlint.engine.walk import children
+from ownlint.engine.walk import children, statement_children
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
-def read(fn: cst.CSTNode, never_returns: Callable[[cst.Call], bool]) -> tuple[bool, list[cst.Call]]:
-    """One walk of a function's own body (not of the functions, lambdas and
-    classes nested in it): whether it raises itself (a `raise` or `assert` no
-    handler of its own catches, or a call that never returns), and its calls."""
-    calls: list[cst.Call] = []
-    raises = False
-    stack: list[tuple[cst.CSTNode, bool]] = [(c, False) for c in children(fn)]
+def raises_itself(fn: cst.CSTNode, never_returns: Callable[[cst.Call], bool]) -> bool:
+    """Whether the function's own body (not the functions and classes nested
+    in it) has a `raise` or `assert` statement that no handler of its own
+    catches, or a statement that is a call that never returns. Statements
+    only are walked, never expressions."""
+    stack: list[tuple[cst.CSTNode, bool]] = [(c, False) for c in statement_children(fn)]
     while stack:
         node, caught = stack.pop()
         kind = type(node)
-        if kind in _SCOPES:
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
             continue
-        if kind is cst.Call:
-            calls.append(node)  # type: ignore[arg-type]
-            if not caught and not raises and never_returns(node):  # type: ignore[arg-type]
-                raises = True
-        elif (kind is cst.Raise or kind is cst.Assert) and not caught:
-            raises = True
-        elif kind is cst.Try or kind is cst.TryStar:
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            if not caught and any(_raises(small, never_returns) for small in node.body):  # type: ignore[attr-defined]
+                return True
+            continue
+        if kind is cst.Try or kind is cst.TryStar:
             body = node.body  # type: ignore[attr-defined]
             handled = caught or bool(node.handlers)  # type: ignore[attr-defined]
-            stack.extend((c, handled if c is body else caught) for c in children(node))
+            stack.extend((c, handled if c is body else caught) for c in statement_children(node))
             continue
-        stack.extend((c, caught) for c in children(node))
-    return raises, calls
+        stack.extend((c, caught) for c in statement_children(node))
+    return False
+
+
+def _raises(small: cst.BaseSmallStatement, never_returns: Callable[[cst.Call], bool]) -> bool:
+    kind = type(small)
+    if kind is cst.Raise or kind is cst.Assert:
+        return True
+    return kind is cst.Expr and type(small.value) is cst.Call and never_returns(small.value)  # type: ignore[attr-defined]
+
+
+def own_calls(fn: cst.CSTNode) -> list[cst.Call]:
+    """The calls of a function's own body (not of the functions, lambdas and classes nested in it)."""
+    calls: list[cst.Call] = []
+    stack = list(children(fn))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.Call:
+            calls.append(node)  # type: ignore[arg-type]
+        if kind not in _SCOPES:
+            stack.extend(children(node))
+    return calls
 
 
 def may_raise(
-    functions: dict[str, tuple[bool, list[cst.Call]]],
+    raisers: Iterable[str],
+    callers: Callable[[frozenset[str]], Iterable[tuple[str, list[cst.Call]]]],
     target: Callable[[str, cst.Call], str | None],
 ) -> frozenset[str]:
-    """The functions (by qualified name: what `read` found of each) that may
-    raise: those that raise themselves, and, to a fixed point, those that call
-    one that may (`target`: the function a call of a function reaches). Only
-    the calls spelled with the last name of a function found are resolved."""
-    found = {name for name, (raises, _) in functions.items() if raises}
+    """The functions (by qualified name) that may raise: `raisers`, those
+    that raise themselves, and, to a fixed point, those that call one that
+    may. `callers(last)` gives the functions that may call one whose last
+    name is in `last` (those whose file spells one), each with its calls;
+    `target(f, call)`: the function the call of `f` reaches. Only the calls
+    spelled with such a last name are resolved."""
+    found = set(raisers)
     new = set(found)
     while new:
-        last = {name.rpartition(".")[2] for name in new}
+        last = frozenset(name.rpartition(".")[2] for name in new)
         new = set()
-        for name, (_, calls) in functions.items():
-            if name in found:
+        for name, calls in callers(last):
+            if name in found or name in new:
                 continue
             for call in calls:
                 if _last_name(call) in last and target(name, call) in found:

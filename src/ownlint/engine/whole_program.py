@@ -176,7 +176,8 @@ class Project:
         (raising.py) their way out by an exception, in the control-flow
         graphs of the functions that make them (built again, those only)."""
         targets: dict[int, str | None] = {}  # id(call) -> the function it reaches
-        read: dict[int, tuple[bool, list[cst.Call]]] = {}  # id(function node) -> raising.read of it
+        calls: dict[int, list[cst.Call]] = {}  # id(function node) -> its own calls
+        no_return = self.models.no_return
 
         def target(unit: Unit, scope: Scope, call: cst.Call) -> str | None:
             if id(call) not in targets:
@@ -191,27 +192,55 @@ class Project:
                 targets[id(call)] = self._target(scope, call, qualified, on_self)
             return targets[id(call)]
 
-        def read_of(unit: Unit, node: cst.CSTNode) -> tuple[bool, list[cst.Call]]:
-            if id(node) not in read:
-                no_return = self.models.no_return
-                read[id(node)] = raising.read(node, lambda c: (unit.names.qualify(c.func) or "?") in no_return)
-            return read[id(node)]
+        def calls_of(node: cst.CSTNode) -> list[cst.Call]:
+            if id(node) not in calls:
+                calls[id(node)] = raising.own_calls(node)
+            return calls[id(node)]
 
-        functions = {q: read_of(unit, sc.cfg.node) for q, (unit, sc) in self.functions.items() if _is_def(sc)}
-        found = raising.may_raise(functions, lambda q, call: target(*self.functions[q], call))
+        by_unit: dict[int, list[str]] = {}  # a file -> the functions of it that calls can reach
+        for q, (unit, sc) in self.functions.items():
+            if _is_def(sc):
+                by_unit.setdefault(unit.index, []).append(q)
+        spells_raise = ("raise", "assert", *{n.rpartition(".")[2] for n in no_return})
+        raisers: list[str] = []
+        for unit in self.units:
+            if unit.index in by_unit and (not unit.source or any(w in unit.source for w in spells_raise)):
+                qualify = unit.names.qualify
+
+                def never_returns(
+                    call: cst.Call, qualify: Callable[[cst.BaseExpression], str | None] = qualify
+                ) -> bool:
+                    return (qualify(call.func) or "?") in no_return
+
+                raisers += (
+                    q
+                    for q in by_unit[unit.index]
+                    if raising.raises_itself(self.functions[q][1].cfg.node, never_returns)
+                )
+
+        def callers(last: frozenset[str]) -> list[tuple[str, list[cst.Call]]]:
+            return [
+                (q, calls_of(self.functions[q][1].cfg.node))
+                for unit in self.units
+                if unit.index in by_unit and (not unit.source or any(n in unit.source for n in last))
+                for q in by_unit[unit.index]
+            ]
+
+        found = raising.may_raise(raisers, callers, lambda q, call: target(*self.functions[q], call))
         last = raising.last_names(found)
         for unit in self.units:
+            spelled = not unit.source or any(n in unit.source for n in last)
             for sc in self.scopes[unit.index]:
                 if sc.plain is not None:  # built again by an earlier check (incremental mode)
                     sc.cfg, sc.plain = sc.plain, None
-                if not found or not _is_def(sc):
+                if not spelled or not _is_def(sc):
                     continue
 
                 def reaches(call: cst.Call, unit: Unit = unit, sc: Scope = sc) -> str | None:
                     return target(unit, sc, call)
 
                 node = cast("cst.FunctionDef", sc.cfg.node)
-                if raising.calls_one(read_of(unit, node)[1], found, last, reaches):
+                if raising.calls_one(calls_of(node), found, last, reaches):
                     sc.plain = sc.cfg
                     leaves = _Leaves(found, last, reaches)
                     sc.cfg = build_function_cfg(node, sc.cfg.name, _Raising(self.models, unit.names, leaves))
@@ -595,9 +624,6 @@ class _Raising:
         self.models = models
         self.names = names
         self.raising = raising
-
-    def leaves_by_raise(self, call: cst.Call) -> bool:
-        return self.raising is not None and self.raising(call)
 
     def __call__(self, call: cst.Call) -> bool:
         return not self.models.never_raises(self.names.qualify(call.func) or "?")

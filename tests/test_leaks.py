@@ -278,7 +278,7 @@ def two(n):
     return a, b
 """
     )
-    assert leaks(source, models, "OWN206") == [4]  # the function; the raising call is related
+    assert leaks(source, models, "OWN206") == [10]  # the call the second `raise` makes; the function is related
 
 
 def test_no_exception_path_leak_where_finally_releases_or_the_handle_leaks_anyway(models: ModelSet) -> None:
@@ -343,4 +343,4 @@ def test_leaks_on_exception_are_reported_only_where_selected(tmp_path: Path, mon
     config = default_config(tmp_path)
     assert [d.code for d in api.check_paths([Path("m.py")], config).findings] == []
     selected = replace(config, select=("OWN", "OWN206"))
-    assert [(d.code, d.span.line) for d in api.check_paths([Path("m.py")], selected).findings] == [("OWN206", 4)]
+    assert [(d.code, d.span.line) for d in api.check_paths([Path("m.py")], selected).findings] == [("OWN206", 10)]

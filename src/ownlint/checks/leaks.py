@@ -17,8 +17,9 @@ What the checker knows of a handle on a path is its own fact:
   another statement, or its death, finds it `Passed` still.
 
 A handle `Held` when its last reference dies (`Death`: deleted, rebound, the
-frame ends by a `return` or by falling off its end) leaks: OWN205 there. The
-raise path is OWN206's (not built yet). Where the engine merges paths on
+frame ends by a `return` or by falling off its end) leaks: OWN205 there.
+Held when an exception leaves the frame, after a call that may raise
+(`Held.risk`), it leaks on that exception: OWN206 at that call. Where the engine merges paths on
 which a handle's facts differ (held on one, released on the other), the
 fact is forgotten (`Checker.join_facts`): no finding without proof.
 """
@@ -57,13 +58,14 @@ _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive, fx.ReleaseLater)
 class Held:
     """Made by the call `call` (its node's id) of `callee` (its last name),
     owned by this frame, neither released nor handed off; `risk` is the first
-    call since then that may raise (OWN206), `risk_id` its id (two paths with
-    the same first risk have equal facts)."""
+    call since then that may raise (OWN206), `risk_at` that call, `risk_id`
+    its id (two paths with the same first risk have equal facts)."""
 
     call: int
     callee: str
     risk_id: int = 0
     risk: Step | None = field(default=None, compare=False, hash=False)
+    risk_at: cst.CSTNode | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,11 +208,12 @@ class LeakChecker(Checker):
             return  # paths merged past the budget may have forgotten the name or container holding it
         fact = out.fact(e.obj)
         if e.frame == "raise":
-            if type(fact) is Held and fact.risk is not None and e.state.kind == LIVE:
+            if type(fact) is Held and fact.risk is not None and fact.risk_at is not None and e.state.kind == LIVE:
                 out.set_fact(e.obj, None)
-                # at the function (the statement the exception left from is not this event's): the
-                # call that may raise is the story's last step
-                out.report("OWN206", e.node, e.name, (("made by", fact.callee),), (fact.risk,), obj=e.obj)
+                # at the first call that may raise since the creation (the rule's site), the function
+                # the exception leaves as the story's last step
+                end = out.step(e.node, "an exception leaves here, the handle unreleased")
+                out.report("OWN206", fact.risk_at, e.name, (("made by", fact.callee),), (end,), obj=e.obj)
             return
         if type(fact) is not Held or e.state.kind != LIVE or type(e.node) is cst.FunctionDef:
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves
@@ -295,7 +298,9 @@ def _note_risk(e: CallPost, out: Findings) -> None:
             if checked is None:
                 checked = {status.call for _, value in e.args for status in _statuses(value)}
             if fact.call not in checked:
-                out.set_fact(obj, replace(fact, risk_id=id(e.node), risk=out.step(e.node, "may raise here")))
+                out.set_fact(
+                    obj, replace(fact, risk_id=id(e.node), risk=out.step(e.node, "may raise here"), risk_at=e.node)
+                )
 
 
 def _statuses(value: Val) -> list[Status]:

@@ -7,7 +7,8 @@ target, leaving a `with` block). Edges are typed:
 - `next`: ordinary flow, carrying the state after the block;
 - `true` / `false`: the two ways out of a condition, with the condition
   expression, so an analysis can assume it held or failed;
-- `raise`: an explicit `raise` (or a failed `assert`), carrying the state
+- `raise`: an explicit `raise` (or a failed `assert`, or a call outside any
+  `try` to a function of the program that may raise), carrying the state
   after the block;
 - `exc`: an exception raised *inside* the block, carrying the state at the
   block's entry. Inside a protected region (a `try` or `with` body) every
@@ -19,7 +20,7 @@ The graphs are built in cfg_builder.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -162,6 +163,11 @@ class CallRaises(Protocol):
         """Whether the call always raises or ends the process (`pytest.skip`,
         `sys.exit`: a model's `no-return`): the path goes on only as an exception."""
         ...
+
+    # whether a call goes to a function of the checked program that may raise
+    # (raising.py): outside any `try`, its statement then has a way out to the
+    # frame's raise end, with the state after it; None: no call does
+    raising: Callable[[cst.Call], bool] | None
 
 
 def may_raise(node: cst.CSTNode, call_raises: CallRaises | None = None) -> bool:

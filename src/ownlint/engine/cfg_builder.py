@@ -20,7 +20,7 @@ Approximations, each deliberate:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -28,6 +28,7 @@ import libcst as cst
 
 from ownlint.engine.cfg import CFG, Block, CallRaises, Edge, Elem, may_raise
 from ownlint.engine.loopsyntax import runs_at_most_once
+from ownlint.engine.walk import walk
 
 
 def _elem_may_raise(elem: Elem, call_raises: CallRaises | None) -> bool:
@@ -36,6 +37,10 @@ def _elem_may_raise(elem: Elem, call_raises: CallRaises | None) -> bool:
     if elem.kind in ("bind", "def"):
         return False
     return may_raise(elem.node, call_raises)
+
+
+def _leaves(s: cst.BaseSmallStatement, raising: Callable[[cst.Call], bool]) -> bool:
+    return any(type(n) is cst.Call and raising(n) for n in walk(s, into_scopes=False))
 
 
 @dataclass(slots=True)
@@ -198,6 +203,17 @@ class _Builder:
                 # `pytest.skip(...)`, `sys.exit(...)`: the path goes on only as an exception
                 self.edge(self.here(), self.exc[-1], "raise")
                 self.cur = None
+            elif (
+                raises is not None
+                and raises.raising is not None
+                and not self.protected()
+                and _leaves(s, raises.raising)
+            ):
+                # a call to a function of the program that may raise: the statement's way out by an exception
+                cur = self.here()
+                self.edge(cur, self.exc[-1], "raise")
+                self.start(self.new())
+                self.edge(cur, self.here())
 
     def stmt(self, s: cst.BaseStatement) -> None:
         if type(s) is cst.SimpleStatementLine:

@@ -39,6 +39,8 @@ class Scope:
     # for a class body a call can reach: the class, qualified (`mod.Class`), and its bases as written
     defines: str = ""
     bases: tuple[cst.BaseExpression, ...] = ()
+    # the graph built with no exception edges for calls to functions that may raise, where `cfg` has them
+    plain: CFG | None = None
 
 
 def _params(p: cst.Parameters) -> list[str]:

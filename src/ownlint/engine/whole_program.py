@@ -9,12 +9,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import libcst as cst
 
 from ownlint.diagnostics import FileError, FileReport
-from ownlint.engine import field_fates
-from ownlint.engine.cfg_builder import build_module_cfg
+from ownlint.engine import field_fates, raising
+from ownlint.engine.cfg_builder import build_function_cfg, build_module_cfg
 from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.models import ModelSet
@@ -136,6 +137,8 @@ class Project:
                 reports[unit.index].errors.append(FileError(unit.path, "too deeply nested to analyse"))
             else:
                 self.units.append(unit)
+        if self.subscribers["death"] or self.subscribers["frame_end"]:
+            self._raise_edges()
 
     def _add(self, unit: Unit) -> None:
         """Build the scopes and control-flow graphs of one file."""
@@ -171,6 +174,80 @@ class Project:
             if sc.qualified and sc.qualified not in self.functions:
                 self.functions[sc.qualified] = (unit, sc)
                 self.by_last_name.setdefault(sc.qualified.rpartition(".")[2], []).append(sc.qualified)
+
+    def _raise_edges(self) -> None:
+        """Give the calls to functions of the program that may raise
+        (raising.py) their way out by an exception, in the control-flow
+        graphs of the functions that make them (built again, those only)."""
+        targets: dict[int, str | None] = {}  # id(call) -> the function it reaches
+        calls: dict[int, list[cst.Call]] = {}  # id(function node) -> its own calls
+        no_return = self.models.no_return
+
+        def target(unit: Unit, scope: Scope, call: cst.Call) -> str | None:
+            if id(call) not in targets:
+                qualified = unit.names.qualify(call.func) or "?"
+                func = call.func
+                on_self = (
+                    scope.self_name is not None
+                    and type(func) is cst.Attribute
+                    and type(func.value) is cst.Name
+                    and func.value.value == scope.self_name
+                )
+                targets[id(call)] = self._target(scope, call, qualified, on_self)
+            return targets[id(call)]
+
+        def calls_of(node: cst.CSTNode) -> list[cst.Call]:
+            if id(node) not in calls:
+                calls[id(node)] = raising.own_calls(node)
+            return calls[id(node)]
+
+        by_unit: dict[int, list[str]] = {}  # a file -> the functions of it that calls can reach
+        for q, (unit, sc) in self.functions.items():
+            if _is_def(sc):
+                by_unit.setdefault(unit.index, []).append(q)
+        spells_raise = ("raise", "assert", *{n.rpartition(".")[2] for n in no_return})
+        raisers: list[str] = []
+        for unit in self.units:
+            if unit.index in by_unit and (not unit.source or any(w in unit.source for w in spells_raise)):
+                qualify = unit.names.qualify
+
+                def never_returns(
+                    call: cst.Call, qualify: Callable[[cst.BaseExpression], str | None] = qualify
+                ) -> bool:
+                    return (qualify(call.func) or "?") in no_return
+
+                raisers += (
+                    q
+                    for q in by_unit[unit.index]
+                    if raising.raises_itself(self.functions[q][1].cfg.node, never_returns)
+                )
+
+        def callers(last: frozenset[str]) -> list[tuple[str, list[cst.Call]]]:
+            return [
+                (q, calls_of(self.functions[q][1].cfg.node))
+                for unit in self.units
+                if unit.index in by_unit and (not unit.source or any(n in unit.source for n in last))
+                for q in by_unit[unit.index]
+            ]
+
+        found = raising.may_raise(raisers, callers, lambda q, call: target(*self.functions[q], call))
+        last = raising.last_names(found)
+        for unit in self.units:
+            spelled = not unit.source or any(n in unit.source for n in last)
+            for sc in self.scopes[unit.index]:
+                if sc.plain is not None:  # built again by an earlier check (incremental mode)
+                    sc.cfg, sc.plain = sc.plain, None
+                if not spelled or not _is_def(sc):
+                    continue
+
+                def reaches(call: cst.Call, unit: Unit = unit, sc: Scope = sc) -> str | None:
+                    return target(unit, sc, call)
+
+                node = cast("cst.FunctionDef", sc.cfg.node)
+                if raising.calls_one(calls_of(node), found, last, reaches):
+                    sc.plain = sc.cfg
+                    leaves = _Leaves(found, last, reaches)
+                    sc.cfg = build_function_cfg(node, sc.cfg.name, _Raising(self.models, unit.names, leaves))
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = []
@@ -641,14 +718,34 @@ def _ready(summary: Summary) -> Callable[[], Summary]:
     return lambda: summary
 
 
+def _is_def(scope: Scope) -> bool:
+    return type(scope.cfg.node) is cst.FunctionDef
+
+
+class _Leaves:
+    """Whether a call reaches a function that may raise."""
+
+    __slots__ = ("found", "last", "reaches")
+
+    def __init__(self, found: frozenset[str], last: frozenset[str], reaches: Callable[[cst.Call], str | None]) -> None:
+        self.found = found
+        self.last = last
+        self.reaches = reaches
+
+    def __call__(self, call: cst.Call) -> bool:
+        return raising.calls_one([call], self.found, self.last, self.reaches)
+
+
 class _Raising:
-    """What the models say of one file's calls raising (cfg.CallRaises)."""
+    """What the models say of one file's calls raising (cfg.CallRaises), and
+    (`raising`) which calls go to a function of the program that may raise."""
 
-    __slots__ = ("models", "names")
+    __slots__ = ("models", "names", "raising")
 
-    def __init__(self, models: ModelSet, names: ModuleNames) -> None:
+    def __init__(self, models: ModelSet, names: ModuleNames, raising: Callable[[cst.Call], bool] | None = None) -> None:
         self.models = models
         self.names = names
+        self.raising = raising
 
     def __call__(self, call: cst.Call) -> bool:
         return not self.models.never_raises(self.names.qualify(call.func) or "?")

@@ -14,7 +14,7 @@ A section is *relevant* when
 - its code names a trigger word of the models (the prefilter's words: a
   modelled function, method, type or attribute; in strings too, an
   environment variable a model lists) that needs no package; or one that
-  does (`empty` of `torch.empty`) together with a name the file binds to
+  does (`empty` of `pkg.empty`) together with a name the file binds to
   such a package: the package, an `import ... as` alias of it or of a module
   below it, a name imported from it, a module name assigned from one of
   those, or any name where the file imports `*` from it or is part of it;
@@ -66,7 +66,7 @@ the files the prefilter selects, and in them the sections kept.
 
 Known limits: a trigger word that reaches a section only through an alias
 the file's text does not bind (an attribute of another object:
-`obj.xp.empty()` with `obj.xp = torch` elsewhere) does not make it relevant;
+`obj.xp.empty()` with `obj.xp = pkg` elsewhere) does not make it relevant;
 the engine does not resolve such a call to the model either. A name used
 only through a string (`getattr(m, "release")`) links nothing; the engine
 does not follow it either. A skipped section is not parsed, so a syntax
@@ -271,7 +271,7 @@ def _bound(stmts: list[ast.stmt]) -> tuple[set[str], set[tuple[str, str]]]:
 
 
 def _assigned_alias(s: ast.Assign | ast.AnnAssign, aliases: dict[str, set[str]]) -> None:
-    """`xp = cupy`, `rt = cupy.cuda.runtime` at the top level: the targets stand
+    """`xp = pkg`, `rt = pkg.sub.runtime` at the top level: the targets stand
     for what the names of the value stand for."""
     assert s.value is not None
     stands: set[str] = set()

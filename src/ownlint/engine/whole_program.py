@@ -14,6 +14,7 @@ import libcst as cst
 from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine import field_fates
 from ownlint.engine.cfg_builder import build_module_cfg
+from ownlint.engine.demand import Demand
 from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.models import ModelSet
@@ -130,6 +131,8 @@ class Project:
                 reports[unit.index].errors.append(FileError(unit.path, "too deeply nested to analyse"))
             else:
                 self.units.append(unit)
+        # the functions analysed only when a caller needs their summary (demand.py)
+        self.inert: set[str] = self._inert() if options.demand else set()
 
     def _add(self, unit: Unit) -> None:
         """Build the scopes and control-flow graphs of one file."""
@@ -165,6 +168,17 @@ class Project:
             if sc.qualified and sc.qualified not in self.functions:
                 self.functions[sc.qualified] = (unit, sc)
                 self.by_last_name.setdefault(sc.qualified.rpartition(".")[2], []).append(sc.qualified)
+
+    def _inert(self) -> set[str]:
+        functions = {q: (unit, sc.cfg.node, sc.class_qualified) for q, (unit, sc) in self.functions.items()}
+        units = {u.index: u for u in self.units}
+        classes = {}
+        for index, scopes in self.scopes.items():
+            for sc in scopes:
+                if sc.defines and sc.defines in self.classes and sc.defines not in classes:
+                    classes[sc.defines] = (units[index], sc.cfg.node, self.classes[sc.defines])
+        fields = {c: self.field_classes(c) for c in self.methods}
+        return Demand(self.models).solve(self.units, functions, classes, fields)
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = []
@@ -295,6 +309,9 @@ class Project:
             done = self.summaries[qualified] = later()
             return done
         unit, scope = self.functions[qualified]
+        if not needed and qualified in self.inert:  # no finding of its own: analysed if a caller needs it
+            self.violations.setdefault((unit.index, self.scope_index[id(scope)]), [])
+            return None
         if scope.generator:
             return Summary(
                 qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)

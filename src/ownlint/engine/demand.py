@@ -1,0 +1,206 @@
+"""Demand inside the project: which functions can touch a tracked value at
+all, found from the names their code spells (no analysis); the others are
+not analysed unless a caller needs their summary.
+
+A function is *inert* when no word its code spells (a name, an attribute,
+a word of a string literal) is
+
+- a trigger word of the models (the prefilter's words, relevance.py's
+  test: a word that counts only with a package counts where the function
+  spells the package, or a name its file imports from or as the package, or
+  any name its file assigns at the top level, or where the file imports `*`
+  or is part of the package); a name its file imports a trigger word as;
+  or, where a model's trigger is no identifier, the function's text spells it;
+- the last name of a project function or method that is not inert, or the
+  name of a project class that is not inert (one with a method, or a base
+  class, that is not inert, or whose body names a trigger word);
+- an attribute of `self` that the methods of its class assign an object of
+  a class that is not inert (`Project.field_classes`);
+- a name a module assigns at its top level where that module's own code is
+  not inert (a handle kept in a module name).
+
+This is a greatest fixpoint over the project: every function starts inert,
+and one that spells what is not inert stops being inert, until nothing
+changes.
+
+What is cut short, and why it loses no finding: an inert function is not
+analysed for its own findings (it has none: no modelled call, type or
+attribute is spelled in it, so nothing in it can create, release, borrow or
+check a tracked value; it calls no project function that can, builds no
+object of a project class that can, and reads no module name or attribute of
+`self` that can hold one; a parameter is a symbol the analysis follows only
+into calls, and every call it makes is to code that does nothing to it).
+Its summary is still exact: when a caller first needs it, the function is
+analysed then, as before, and the summary is the one its full analysis
+gives (so a caller passing a handle to it sees what it does with it). Most
+inert functions are never asked for a summary, as most inert code is only
+called from inert code; a budget note is then never given to code that had
+nothing to find. The test is on words, so a word that is not what it looks
+like (a local that shares a method's name) can only make a function not
+inert, never the reverse.
+
+`tests/test_demand.py` runs every fixture with and without it and compares
+the findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import libcst as cst
+
+from ownlint.engine.models import ModelSet
+from ownlint.engine.prefilter import Triggers
+from ownlint.engine.typestate_base import Unit
+from ownlint.engine.walk import walk
+
+_WORD = re.compile(r"[^\W\d]\w*")
+_TRIGGERS: dict[int, tuple[ModelSet, Triggers]] = {}
+
+
+def _triggers(models: ModelSet) -> Triggers:
+    known = _TRIGGERS.get(id(models))
+    if known is None or known[0] is not models:
+        known = _TRIGGERS[id(models)] = (models, Triggers(models))
+    return known[1]
+
+
+def spelled(nodes: Iterable[cst.CSTNode], in_strings: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The words the code of `nodes` spells: names and attributes, and the
+    words of its string literals that are among `in_strings`."""
+    out: set[str] = set()
+    for node in nodes:
+        for n in walk(node):
+            t = type(n)
+            if t is cst.Name:
+                out.add(n.value)  # type: ignore[attr-defined]
+            elif t is cst.SimpleString or t is cst.FormattedStringText:
+                out.update(w for w in _WORD.findall(n.value) if w in in_strings)  # type: ignore[attr-defined]
+    return frozenset(out)
+
+
+def _plain_statements(body: Iterable[cst.CSTNode]) -> list[cst.CSTNode]:
+    """The statements of `body` that are no definition, no import and no bare string (a docstring)."""
+    out: list[cst.CSTNode] = []
+    for s in body:
+        if type(s) is cst.FunctionDef or type(s) is cst.ClassDef:
+            continue
+        if type(s) is cst.SimpleStatementLine and all(
+            type(x) in (cst.Import, cst.ImportFrom)
+            or (type(x) is cst.Expr and type(x.value) in (cst.SimpleString, cst.ConcatenatedString))
+            for x in s.body
+        ):
+            continue
+        out.append(s)
+    return out
+
+
+class _File:
+    """What one file binds that a function's words may stand for, and its own module-level code."""
+
+    def __init__(self, unit: Unit, in_strings: frozenset[str]) -> None:
+        names = unit.names
+        self.unit = unit
+        self.imports = names.imports
+        self.whole = {m.partition(".")[0] for m in names.star_modules}
+        if names.module:
+            self.whole.add(names.module.partition(".")[0])
+        self.top = _plain_statements(unit.module.body)
+        self.code = spelled(self.top, in_strings)  # its module-level code's words
+        # the names it assigns at the top level: every name its module-level code spells, to be safe
+        self.assigned = spelled(self.top)
+
+
+class Demand:
+    """The inert functions of one project (see the module's docstring)."""
+
+    def __init__(self, models: ModelSet) -> None:
+        self.triggers = _triggers(models)
+        self.plain = self.triggers.plain_words()
+        self.roots = self.triggers.root_words()
+        self.in_strings = frozenset(models.environment.deprecated) & self.plain
+
+    def names_trigger(self, words: frozenset[str], file: _File, nodes: list[cst.CSTNode]) -> bool:
+        """Whether `words`, spelled by `nodes` of `file`, name a trigger word of the models."""
+        for name in words:
+            target = file.imports.get(name)
+            if target is not None and target.rpartition(".")[2] in self.plain:
+                return True
+        for w in self.plain & words:
+            needed = self.roots.get(w)
+            if needed is None or not needed.isdisjoint(words) or not needed.isdisjoint(file.whole):
+                return True
+            for name in words:
+                target = file.imports.get(name)
+                if (target is not None and target.partition(".")[0] in needed) or name in file.assigned:
+                    return True
+        if self.triggers.may_name_oddly():
+            return any(self.triggers.names_oddly(file.unit.module.code_for_node(n)) for n in nodes)
+        return False
+
+    def solve(
+        self,
+        units: Iterable[Unit],
+        functions: dict[str, tuple[Unit, cst.CSTNode, str | None]],
+        classes: dict[str, tuple[Unit, cst.CSTNode, tuple[str, ...]]],
+        field_classes: dict[str, dict[str, str]],
+    ) -> set[str]:
+        """The inert functions among `functions` (qualified -> its unit, its
+        node and its class, qualified, for a method), given the project's
+        classes (qualified -> its unit, its node, its bases, qualified) and
+        the attributes of `self` holding objects of a project class (class
+        -> attribute -> class)."""
+        files = {u.index: _File(u, self.in_strings) for u in units}
+        module_trigger = {i for i, f in files.items() if self.names_trigger(f.code, f, f.top)}
+        live_words: set[str] = set()  # names of what is not inert
+        words: dict[str, frozenset[str]] = {}
+        live: set[str] = set()
+        for q, (unit, node, owner) in functions.items():
+            w = spelled([node], self.in_strings)
+            if owner is not None:
+                attrs = field_classes.get(owner, {})
+                w = w | {c.rpartition(".")[2] for a, c in attrs.items() if a in w}
+            words[q] = w
+            if self.names_trigger(w, files[unit.index], [node]):
+                live.add(q)
+                live_words.add(q.rpartition(".")[2])
+        class_words: dict[str, frozenset[str]] = {}
+        live_classes: set[str] = set()
+        methods: dict[str, list[str]] = {}
+        for q, (_, _, owner) in functions.items():
+            if owner is not None:
+                methods.setdefault(owner, []).append(q)
+        for c, (unit, cls, _) in classes.items():
+            block = cls.body if type(cls) is cst.ClassDef else cls
+            body = _plain_statements(block.body) if type(block) is cst.IndentedBlock else [block]
+            cw = class_words[c] = spelled(body, self.in_strings)
+            if self.names_trigger(cw, files[unit.index], body):
+                live_classes.add(c)
+                live_words.add(c.rpartition(".")[2])
+        live_files: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for i, f in files.items():
+                if i not in live_files and (i in module_trigger or not live_words.isdisjoint(f.code)):
+                    live_files.add(i)
+                    live_words |= f.assigned
+                    changed = True
+            for q, w in words.items():
+                if q not in live and not live_words.isdisjoint(w):
+                    live.add(q)
+                    live_words.add(q.rpartition(".")[2])
+                    changed = True
+            for c, (_, _, bases) in classes.items():
+                if c in live_classes:
+                    continue
+                if (
+                    any(m in live for m in methods.get(c, ()))
+                    or any(b.rpartition(".")[2] in live_words for b in bases)
+                    or not live_words.isdisjoint(class_words[c])
+                ):
+                    live_classes.add(c)
+                    live_words.add(c.rpartition(".")[2])
+                    changed = True
+        return set(functions) - live

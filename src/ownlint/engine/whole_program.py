@@ -286,6 +286,7 @@ class Project:
                 return self.field_fate(owner, attr, elements)
 
             fa.field_fate = fate
+        fa.linear = scope.qualified in self.inert  # analysed only for a caller's summary (demand.py)
         fa.interop_modules = self.options.interop_modules
         fa.page_size = self.options.page_size
         return fa
@@ -326,7 +327,10 @@ class Project:
             assert summarize is not None
         finally:
             self.in_progress.discard(qualified)
-        self.violations[(unit.index, self.scope_index[id(scope)])] = violations
+        if qualified in self.inert:  # no finding of its own (demand.py)
+            self.violations.setdefault((unit.index, self.scope_index[id(scope)]), [])
+        else:
+            self.violations[(unit.index, self.scope_index[id(scope)])] = violations
         if not needed:
             self.later[qualified] = summarize
             return None

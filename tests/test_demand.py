@@ -120,3 +120,20 @@ def test_an_inert_function_a_live_caller_needs_is_analysed_for_its_summary() -> 
     off = analyze_project(files, ms, EngineOptions(checkers=CHECKERS))
     assert _shown(on) == _shown(off)
     assert [(d.code, d.span.line) for d in on[0].diagnostics] == [("OWN205", 11)], on[0].diagnostics
+
+
+def test_a_borrow_alone_makes_no_function_live() -> None:
+    source = HEAD + (
+        "def ptr(t):\n    return t.data_ptr()\n\ndef host(n):\n    t = torch.empty(n)\n    return t.data_ptr()\n"
+    )
+    assert _inert(source) == {"ptr"}
+
+
+def test_only_what_module_code_binds_can_hold_a_handle() -> None:
+    source = HEAD + (
+        "def host(n):\n    return torch.empty(n)\n\n"
+        "def kernel(x):\n    return cute.size(x)\n\n"
+        "if __name__ == '__main__':\n    kept = host(cute.size(4))\n\n"
+        "def reader():\n    return kept\n"
+    )
+    assert _inert(source) == {"kernel"}

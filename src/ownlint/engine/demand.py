@@ -8,16 +8,20 @@ a word of a string literal) is
 - a trigger word of the models (the prefilter's words, relevance.py's
   test: a word that counts only with a package counts where the function
   spells the package, or a name its file imports from or as the package, or
-  any name its file assigns at the top level, or where the file imports `*`
+  any name its file's module-level code binds, or where the file imports `*`
   or is part of the package); a name its file imports a trigger word as;
-  or, where a model's trigger is no identifier, the function's text spells it;
+  or, where a model's trigger is no identifier, the function's text spells
+  it. Not a word every model of which only borrows (`t.data_ptr()`): a
+  borrow makes a finding only from an owner, and an owner comes into a
+  function only through a word of the other kinds;
 - the last name of a project function or method that is not inert, or the
   name of a project class that is not inert (one with a method, or a base
   class, that is not inert, or whose body names a trigger word);
 - an attribute of `self` that the methods of its class assign an object of
   a class that is not inert (`Project.field_classes`);
-- a name a module assigns at its top level where that module's own code is
-  not inert (a handle kept in a module name).
+- a name a module's code outside definitions binds (an assignment, `for`,
+  `with ... as`, `:=`, `global`) where that code is not inert (a handle kept
+  in a module name).
 
 This is a greatest fixpoint over the project: every function starts inert,
 and one that spells what is not inert stops being inert, until nothing
@@ -30,9 +34,17 @@ check a tracked value; it calls no project function that can, builds no
 object of a project class that can, and reads no module name or attribute of
 `self` that can hold one; a parameter is a symbol the analysis follows only
 into calls, and every call it makes is to code that does nothing to it).
-Its summary is still exact: when a caller first needs it, the function is
-analysed then, as before, and the summary is the one its full analysis
-gives (so a caller passing a handle to it sees what it does with it). Most
+Its summary: when a caller first needs it, the function is analysed then,
+path-insensitively (`FunctionAnalysis.linear`, `StateSet.merged`: after
+every block and at every join, the path states with the same heap are merged
+into one that keeps the names and assumptions they agree on), so its cost is
+linear in its size. What it does to its parameters and fields (the heap)
+stays apart per path, so a caller passing a handle to it sees each way it
+can use, keep or hand back that handle; what merges is values no model reads
+(constants, counters, the DSL's objects). A return value that differs
+between paths of the same heap is forgotten (unknown to the caller), which
+can only lose a finding, never make one. No budget note is given for those
+merges (they are the design, and lose nothing of the function's own). Most
 inert functions are never asked for a summary, as most inert code is only
 called from inert code; a budget note is then never given to code that had
 nothing to find. The test is on words, so a word that is not what it looks
@@ -50,6 +62,7 @@ from collections.abc import Iterable
 
 import libcst as cst
 
+from ownlint.engine import effects as fx
 from ownlint.engine.models import ModelSet
 from ownlint.engine.prefilter import Triggers
 from ownlint.engine.typestate_base import Unit
@@ -96,6 +109,29 @@ def _plain_statements(body: Iterable[cst.CSTNode]) -> list[cst.CSTNode]:
     return out
 
 
+def _targets(nodes: Iterable[cst.CSTNode]) -> frozenset[str]:
+    """The names in the targets of the bindings in `nodes`: assignments,
+    `for` and `with ... as`, `:=`, `except ... as`, `del` and `global`."""
+    out: set[str] = set()
+    for node in nodes:
+        for n in walk(node):
+            t = type(n)
+            target: cst.CSTNode | None = None
+            if t is cst.AssignTarget or t is cst.AnnAssign or t is cst.AugAssign or t is cst.For:
+                target = n.target  # type: ignore[attr-defined]
+            elif t is cst.NamedExpr:
+                target = n.target  # type: ignore[attr-defined]
+            elif t is cst.AsName:
+                target = n.name  # type: ignore[attr-defined]
+            elif t is cst.Del:
+                target = n.target  # type: ignore[attr-defined]
+            elif t is cst.Global or t is cst.Nonlocal:
+                out.update(x.name.value for x in n.names)  # type: ignore[attr-defined]
+            if target is not None:
+                out.update(x.value for x in walk(target) if type(x) is cst.Name)
+    return frozenset(out)
+
+
 class _File:
     """What one file binds that a function's words may stand for, and its own module-level code."""
 
@@ -108,8 +144,38 @@ class _File:
             self.whole.add(names.module.partition(".")[0])
         self.top = _plain_statements(unit.module.body)
         self.code = spelled(self.top, in_strings)  # its module-level code's words
-        # the names it assigns at the top level: every name its module-level code spells, to be safe
-        self.assigned = spelled(self.top)
+        # the names it binds at the top level outside definitions and imports (a name in any target)
+        self.assigned = _targets(self.top)
+
+
+def _borrowing_only(models: ModelSet) -> frozenset[str]:
+    """The trigger words every model of which only borrows (`p = t.ptr()`: a
+    value valid while its source lives). A borrow makes a finding only from
+    an owner, and an owner reaches a function only through a word that is not
+    one of these (a creating or adopting call, a project function returning
+    one): alone, they make no function live."""
+    found: dict[str, list[tuple[fx.Effect, ...]]] = {}
+    for name, cm in models.by_last_name.items():
+        found.setdefault(name, []).append(cm.effects)
+    for name, cm in models.by_qualified.items():
+        found.setdefault(name.rpartition(".")[2], []).append(cm.effects)
+    for name, cm in models.by_method.items():
+        found.setdefault(name, []).append(cm.effects)
+    capsules = models.capsules
+    special = (
+        capsules.producer_methods
+        | capsules.producer_functions
+        | capsules.export_functions
+        | {q.rpartition(".")[2] for q in models.observed}
+        | models.host_task.native_mem_methods
+        | models.environment.deprecated
+        | {models.memory.chain_field}
+    )
+    return frozenset(
+        w
+        for w, all_effects in found.items()
+        if w not in special and all(effects and all(type(e) is fx.Borrow for e in effects) for effects in all_effects)
+    )
 
 
 class Demand:
@@ -120,6 +186,7 @@ class Demand:
         self.plain = self.triggers.plain_words()
         self.roots = self.triggers.root_words()
         self.in_strings = frozenset(models.environment.deprecated) & self.plain
+        self.plain = self.plain - _borrowing_only(models)
 
     def names_trigger(self, words: frozenset[str], file: _File, nodes: list[cst.CSTNode]) -> bool:
         """Whether `words`, spelled by `nodes` of `file`, name a trigger word of the models."""

@@ -137,3 +137,15 @@ def test_only_what_module_code_binds_can_hold_a_handle() -> None:
         "def reader():\n    return kept\n"
     )
     assert _inert(source) == {"kernel"}
+
+
+def test_a_method_reaches_live_methods_only_of_its_own_family_or_of_classes_it_spells() -> None:
+    source = HEAD + (
+        "class Pool:\n    def add(self, n):\n        return cudart.cudaMalloc(n)[1]\n\n"
+        "class Graph:\n    def add(self, node):\n        return node\n"
+        "    def build(self):\n        self.add(1)\n\n"
+        "class Sub(Pool):\n    def grow(self):\n        return self.add(8)\n\n"
+        "def uses_pool():\n    return Pool().add(4)\n"
+    )
+    inert = _inert(source)
+    assert "build" in inert and "grow" not in inert and "uses_pool" not in inert

@@ -14,9 +14,16 @@ a word of a string literal) is
   it. Not a word every model of which only borrows (`t.data_ptr()`): a
   borrow makes a finding only from an owner, and an owner comes into a
   function only through a word of the other kinds;
-- the last name of a project function or method that is not inert, or the
-  name of a project class that is not inert (one with a method, or a base
-  class, that is not inert, or whose body names a trigger word);
+- the last name of a project function (not a method) that is not inert, or
+  the name of a project class that is not inert (one with a method, or a base
+  class, that is not inert, or whose body names a trigger word), also under
+  a name its file imports it as;
+- for a method, the name of a method that is not inert of a class of its
+  family (the classes joined to its own through their bases: what `self.m()`
+  and `super().m()` reach). A method of another class is reached only on an
+  object of that class, which the code can only have from spelling the class
+  or calling a function that returns one (and spells the class in turn), or
+  from an attribute of `self` (below): the class is then not inert either;
 - an attribute of `self` that the methods of its class assign an object of
   a class that is not inert (`Project.field_classes`);
 - a name a module's code outside definitions binds (an assignment, `for`,
@@ -58,7 +65,7 @@ the findings.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
@@ -178,6 +185,24 @@ def _borrowing_only(models: ModelSet) -> frozenset[str]:
     )
 
 
+def _families(classes: dict[str, tuple[Unit, cst.CSTNode, tuple[str, ...]]]) -> Callable[[str], str]:
+    """The family of each class (qualified): the classes joined to it through
+    their bases (by last name), whose methods `self.m()` and `super().m()` may reach."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    for c, (_, _, bases) in classes.items():
+        for b in bases:
+            a, z = find(c.rpartition(".")[2]), find(b.rpartition(".")[2])
+            if a != z:
+                parent[a] = z
+    return lambda c: find(c.rpartition(".")[2])
+
+
 class Demand:
     """The inert functions of one project (see the module's docstring)."""
 
@@ -220,18 +245,33 @@ class Demand:
         -> attribute -> class)."""
         files = {u.index: _File(u, self.in_strings) for u in units}
         module_trigger = {i for i, f in files.items() if self.names_trigger(f.code, f, f.top)}
-        live_words: set[str] = set()  # names of what is not inert
+        family = _families(classes)
+        # the names of what is not inert that any code may spell: functions that
+        # are no methods, classes, module names that may hold a handle
+        live_words: set[str] = set()
+        live_methods: dict[str, set[str]] = {}  # a family of classes -> its methods that are not inert
         words: dict[str, frozenset[str]] = {}
         live: set[str] = set()
+
+        def became_live(q: str) -> None:
+            live.add(q)
+            owner = functions[q][2]
+            last = q.rpartition(".")[2]
+            if owner is None:
+                live_words.add(last)
+            else:
+                live_methods.setdefault(family(owner), set()).add(last)
+
         for q, (unit, node, owner) in functions.items():
+            f = files[unit.index]
             w = spelled([node], self.in_strings)
             if owner is not None:
                 attrs = field_classes.get(owner, {})
                 w = w | {c.rpartition(".")[2] for a, c in attrs.items() if a in w}
+            w = w | {t.rpartition(".")[2] for n in w if (t := f.imports.get(n)) is not None}  # `import C as D`
             words[q] = w
-            if self.names_trigger(w, files[unit.index], [node]):
-                live.add(q)
-                live_words.add(q.rpartition(".")[2])
+            if self.names_trigger(w, f, [node]):
+                became_live(q)
         class_words: dict[str, frozenset[str]] = {}
         live_classes: set[str] = set()
         methods: dict[str, list[str]] = {}
@@ -255,9 +295,13 @@ class Demand:
                     live_words |= f.assigned
                     changed = True
             for q, w in words.items():
-                if q not in live and not live_words.isdisjoint(w):
-                    live.add(q)
-                    live_words.add(q.rpartition(".")[2])
+                if q in live:
+                    continue
+                owner = functions[q][2]
+                if not live_words.isdisjoint(w) or (
+                    owner is not None and not live_methods.get(family(owner), set()).isdisjoint(w)
+                ):
+                    became_live(q)
                     changed = True
             for c, (_, _, bases) in classes.items():
                 if c in live_classes:

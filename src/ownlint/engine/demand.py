@@ -26,9 +26,9 @@ a word of a string literal) is
   from an attribute of `self` (below): the class is then not inert either;
 - an attribute of `self` that the methods of its class assign an object of
   a class that is not inert (`Project.field_classes`);
-- a name a module's code outside definitions binds (an assignment, `for`,
-  `with ... as`, `:=`, `global`) where that code is not inert (a handle kept
-  in a module name).
+- a name a top-level statement of a module (not a definition) binds (an
+  assignment, `for`, `with ... as`, `:=`, `global`) where that statement is
+  not inert by these rules (a handle kept in a module name).
 
 This is a greatest fixpoint over the project: every function starts inert,
 and one that spells what is not inert stops being inert, until nothing
@@ -51,7 +51,9 @@ can use, keep or hand back that handle; what merges is values no model reads
 (constants, counters, the DSL's objects). A return value that differs
 between paths of the same heap is forgotten (unknown to the caller), which
 can only lose a finding, never make one. No budget note is given for those
-merges (they are the design, and lose nothing of the function's own). Most
+merges, nor for its expression-level forks past the fork budget (followed
+one way): they are the design, and lose nothing of the function's own (a
+run out of steps is still noted: its summary is then lost). Most
 inert functions are never asked for a summary, as most inert code is only
 called from inert code; a budget note is then never given to code that had
 nothing to find. The test is on words, so a word that is not what it looks
@@ -150,7 +152,8 @@ class _File:
         if names.module:
             self.whole.add(names.module.partition(".")[0])
         self.top = _plain_statements(unit.module.body)
-        self.code = spelled(self.top, in_strings)  # its module-level code's words
+        # each top-level statement's words and the names it binds
+        self.statements = [(spelled([t], in_strings), _targets([t]), t) for t in self.top]
         # the names it binds at the top level outside definitions and imports (a name in any target)
         self.assigned = _targets(self.top)
 
@@ -244,11 +247,17 @@ class Demand:
         the attributes of `self` holding objects of a project class (class
         -> attribute -> class)."""
         files = {u.index: _File(u, self.in_strings) for u in units}
-        module_trigger = {i for i, f in files.items() if self.names_trigger(f.code, f, f.top)}
+        # the module-level statements that may bind a handle: (file, statement) -> (its words, what it binds)
+        statements = {(i, k): (w, t) for i, f in files.items() for k, (w, t, _) in enumerate(f.statements) if t}
+        live_statements = {
+            key
+            for key, (w, _) in statements.items()
+            if self.names_trigger(w, files[key[0]], [files[key[0]].statements[key[1]][2]])
+        }
         family = _families(classes)
         # the names of what is not inert that any code may spell: functions that
         # are no methods, classes, module names that may hold a handle
-        live_words: set[str] = set()
+        live_words: set[str] = set().union(*(statements[k][1] for k in live_statements))
         live_methods: dict[str, set[str]] = {}  # a family of classes -> its methods that are not inert
         words: dict[str, frozenset[str]] = {}
         live: set[str] = set()
@@ -285,14 +294,13 @@ class Demand:
             if self.names_trigger(cw, files[unit.index], body):
                 live_classes.add(c)
                 live_words.add(c.rpartition(".")[2])
-        live_files: set[int] = set()
         changed = True
         while changed:
             changed = False
-            for i, f in files.items():
-                if i not in live_files and (i in module_trigger or not live_words.isdisjoint(f.code)):
-                    live_files.add(i)
-                    live_words |= f.assigned
+            for key, (w, bound) in statements.items():
+                if key not in live_statements and not live_words.isdisjoint(w):
+                    live_statements.add(key)
+                    live_words |= bound
                     changed = True
             for q, w in words.items():
                 if q in live:

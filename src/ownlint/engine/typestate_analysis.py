@@ -163,7 +163,7 @@ class FunctionAnalysis:
             return [v for bid in sorted(found) for v in found[bid]]
         if self.budget_hit and not self.linear:
             self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"
-        elif self.forks >= self.FORK_BUDGET:
+        elif self.forks >= self.FORK_BUDGET and not self.linear:
             self.budget_note = (
                 f"branches inside expressions more than {self.FORK_BUDGET:,} times: later ones were followed one way"
             )

@@ -149,3 +149,12 @@ def test_a_method_reaches_live_methods_only_of_its_own_family_or_of_classes_it_s
     )
     inert = _inert(source)
     assert "build" in inert and "grow" not in inert and "uses_pool" not in inert
+
+
+def test_a_package_word_counts_through_a_module_alias_of_the_package_only() -> None:
+    source = HEAD + (
+        "xp = torch\nSIZE = 4\n\n"
+        "def host(n):\n    return xp.empty(n)\n\n"
+        "def kernel(x):\n    return cute.empty(x, SIZE)\n"
+    )
+    assert _inert(source) == {"kernel"}

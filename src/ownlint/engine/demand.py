@@ -8,7 +8,8 @@ a word of a string literal) is
 - a trigger word of the models (the prefilter's words, relevance.py's
   test: a word that counts only with a package counts where the function
   spells the package, or a name its file imports from or as the package, or
-  any name its file's module-level code binds, or where the file imports `*`
+  a name a top-level statement of its file binds from a name imported from
+  the package (`xp = pkg`), or where the file imports `*`
   or is part of the package); a name its file imports a trigger word as;
   or, where a model's trigger is no identifier, the function's text spells
   it. Not a word every model of which only borrows (`t.data_ptr()`): a
@@ -26,9 +27,11 @@ a word of a string literal) is
   from an attribute of `self` (below): the class is then not inert either;
 - an attribute of `self` that the methods of its class assign an object of
   a class that is not inert (`Project.field_classes`);
-- a name a top-level statement of a module (not a definition) binds (an
-  assignment, `for`, `with ... as`, `:=`, `global`) where that statement is
-  not inert by these rules (a handle kept in a module name).
+- a name a top-level statement of a module (not a definition; each simple
+  statement of a compound one, `if __name__ == "__main__":`, on its own)
+  binds (an assignment, `for`, `with ... as`, `:=`) where that statement is
+  not inert by these rules, or that a live function declares `global` (a
+  handle kept in a module name).
 
 This is a greatest fixpoint over the project: every function starts inert,
 and one that spells what is not inert stops being inert, until nothing
@@ -141,6 +144,10 @@ def _targets(nodes: Iterable[cst.CSTNode]) -> frozenset[str]:
     return frozenset(out)
 
 
+def _names(node: cst.CSTNode) -> set[str]:
+    return {x.value for x in walk(node) if type(x) is cst.Name}
+
+
 class _File:
     """What one file binds that a function's words may stand for, and its own module-level code."""
 
@@ -153,9 +160,34 @@ class _File:
             self.whole.add(names.module.partition(".")[0])
         self.top = _plain_statements(unit.module.body)
         # each top-level statement's words and the names it binds
-        self.statements = [(spelled([t], in_strings), _targets([t]), t) for t in self.top]
-        # the names it binds at the top level outside definitions and imports (a name in any target)
-        self.assigned = _targets(self.top)
+        self.statements: list[tuple[frozenset[str], frozenset[str], cst.CSTNode]] = []
+        for top in self.top:
+            if type(top) is cst.SimpleStatementLine:
+                self.statements.append((spelled([top], in_strings), _targets([top]), top))
+                continue
+            # a compound statement (`if __name__ == "__main__":`): each simple statement in it on its own
+            for n in walk(top):
+                if type(n) is cst.SimpleStatementLine:
+                    self.statements.append((spelled([n], in_strings), _targets([n]), n))
+                elif type(n) is cst.For:
+                    self.statements.append((spelled([n.iter], in_strings), frozenset(_names(n.target)), n.iter))
+                elif type(n) is cst.WithItem:
+                    self.statements.append((spelled([n.item], in_strings), _targets([n]), n.item))
+                elif type(n) is cst.NamedExpr:
+                    self.statements.append((spelled([n.value], in_strings), frozenset(_names(n.target)), n.value))
+        # a name a top-level statement binds -> the packages the names it spells are imported from (`xp = pkg`)
+        self.stands: dict[str, set[str]] = {}
+        for _, _, top in self.statements:
+            for n in walk(top):
+                t = type(n)
+                if t is cst.Assign or t is cst.AnnAssign or t is cst.AugAssign or t is cst.NamedExpr:
+                    value = n.value  # type: ignore[attr-defined]
+                    if value is None:
+                        continue
+                    roots = {q.partition(".")[0] for w in spelled([value]) if (q := self.imports.get(w)) is not None}
+                    if roots:
+                        for name in _targets([n]) if t is not cst.NamedExpr else _names(n.target):  # type: ignore[attr-defined]
+                            self.stands.setdefault(name, set()).update(roots)
 
 
 def _borrowing_only(models: ModelSet) -> frozenset[str]:
@@ -228,7 +260,9 @@ class Demand:
                 return True
             for name in words:
                 target = file.imports.get(name)
-                if (target is not None and target.partition(".")[0] in needed) or name in file.assigned:
+                if target is not None and target.partition(".")[0] in needed:
+                    return True
+                if not needed.isdisjoint(file.stands.get(name, ())):
                     return True
         if self.triggers.may_name_oddly():
             return any(self.triggers.names_oddly(file.unit.module.code_for_node(n)) for n in nodes)
@@ -266,6 +300,8 @@ class Demand:
             live.add(q)
             owner = functions[q][2]
             last = q.rpartition(".")[2]
+            # the module names it declares `global` may hold what it made
+            live_words.update(x.name.value for n in walk(functions[q][1]) if type(n) is cst.Global for x in n.names)
             if owner is None:
                 live_words.add(last)
             else:

@@ -121,8 +121,8 @@ def slowest(root: Path, top: int) -> list[dict[str, object]]:
         if not isinstance(text, FileError):
             sources.append(SourceFile(str(path), text, module_name(path.resolve())))
     stats: list[FunctionStats] = []
-    # as `ownlint check` analyses (an older version has no `sections`)
-    as_check = {"sections": True} if "sections" in EngineOptions.__dataclass_fields__ else {}
+    # as `ownlint check` analyses (an older version has no `sections` or `demand`)
+    as_check = {k: True for k in ("sections", "demand") if k in EngineOptions.__dataclass_fields__}
     options = EngineOptions(checkers=CHECKERS, **as_check)  # type: ignore[arg-type]
     for component in prefilter.select(sources, models):
         analyze_project([sources[i] for i in component], models, options, stats)

@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", help="files or directories")
     parser.add_argument("--all", action="store_true", help="analyse every file, not only those the prefilter selects")
     parser.add_argument("--top", type=int, default=10, help="how many of the slowest functions to show (default 10)")
+    parser.add_argument(
+        "--no-demand", action="store_true", help="analyse every function, inert or not (engine/demand.py)"
+    )
     args = parser.parse_args(argv)
 
     models = load_models()
@@ -82,7 +85,13 @@ def main(argv: list[str] | None = None) -> int:
 
     stats: list[FunctionStats] = []
     started = time.perf_counter()
-    reports = analyze_project(chosen, models, EngineOptions(checkers=CHECKERS, sections=True), stats) if chosen else []
+    reports = (
+        analyze_project(
+            chosen, models, EngineOptions(checkers=CHECKERS, sections=True, demand=not args.no_demand), stats
+        )
+        if chosen
+        else []
+    )
     analysed = time.perf_counter() - started
 
     all_lines = prefilter.lines(sources)

@@ -322,6 +322,7 @@ def _analyze(
         incremental=incremental,
         checkers=CHECKERS + config.checkers,
         sections=True,
+        demand=True,
     )
     cache = None
     if use_cache:

@@ -39,6 +39,9 @@ class EngineOptions:
     # parse and analyse only the top-level sections that can hold a tracked value (engine/relevance.py);
     # the driver asks for it where it applies the prefilter (the engine analyses all it is given otherwise)
     sections: bool = False
+    # analyse a function that cannot touch a tracked value (engine/demand.py) only when a caller
+    # needs its summary; the driver asks for it with `sections`
+    demand: bool = False
     # the rule families that read the analysis (events.Checker), as "module:Class";
     # ownlint.checks.CHECKERS names ownlint's own
     checkers: tuple[str, ...] = ()

@@ -76,6 +76,29 @@ class StateSet:
         out._bound()
         return out
 
+    def merged(self) -> StateSet:
+        """The set with the path states that have the same heap merged into
+        one that keeps the names and assumptions they agree on (the analysis
+        of code that can touch no tracked value, demand.py: what differs
+        between its paths is values no model reads; what it does to its
+        parameters and fields, the heap, stays apart per path)."""
+        if len(self.states) <= 1:
+            return self
+        by_heap: dict[Keyed, list[PathState]] = {}
+        for s in self.states.values():
+            by_heap.setdefault(Keyed(s.heap), []).append(s)
+        if len(by_heap) == len(self.states):
+            return self
+        out = StateSet(widened=self.widened)
+        for group in by_heap.values():
+            out._add(_merge_all(group))
+        out._bound()
+        return out
+
+    def join_merged(self, other: StateSet) -> StateSet:
+        """`join`, then `merged`."""
+        return self.join(other).merged()
+
     def widen(self, newer: StateSet) -> StateSet:
         """`self` widened by `newer` (which holds `self`'s paths and more), at a
         loop head the solver has visited often enough (domain.py): each new

@@ -89,6 +89,10 @@ class FunctionAnalysis:
         # path budget (stateset.py), forgetting names and facts
         self.merged = False
         self.steps = 0
+        # path-insensitive: the path states merged at every join and after
+        # every block (code that can touch no tracked value, demand.py: its
+        # cost is then linear in its size, and a merge there forgets nothing tracked)
+        self.linear = False
 
     # -- driver ------------------------------------------------------------
     def initial(self) -> StateSet:
@@ -147,7 +151,7 @@ class FunctionAnalysis:
                 self.cfg,
                 self.initial(),
                 transfer,
-                StateSet.join,
+                StateSet.join_merged if self.linear else StateSet.join,
                 self.edge,
                 widen=StateSet.widen,
                 widen_after=LOOP_VISITS,
@@ -163,9 +167,9 @@ class FunctionAnalysis:
             self.solution, self.violations = None, None
             self.budget_note = f"used all of its {self.step_limit:,} steps"
             return [v for bid in sorted(found) for v in found[bid]]
-        if self.budget_hit:
+        if self.budget_hit and not self.linear:
             self.budget_note = f"has more than {MAX_PATHS} distinct paths at some point: they were merged"
-        elif self.forks >= self.FORK_BUDGET:
+        elif self.forks >= self.FORK_BUDGET and not self.linear:
             self.budget_note = (
                 f"branches inside expressions more than {self.FORK_BUDGET:,} times: later ones were followed one way"
             )
@@ -296,7 +300,8 @@ class FunctionAnalysis:
             for st in current:
                 nxt.extend(self.step(elem, st))
             current = nxt
-        return _carrying(StateSet.of([s.collected() for s in current]), states)
+        out = _carrying(StateSet.of([s.collected() for s in current]), states)
+        return out.merged() if self.linear else out
 
     def step(self, elem: Elem, st: PathState) -> list[PathState]:
         """Run one element from `st`; several results when a call forks."""

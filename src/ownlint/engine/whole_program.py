@@ -16,6 +16,7 @@ import libcst as cst
 from ownlint.diagnostics import FileError, FileReport
 from ownlint.engine import field_fates, raising
 from ownlint.engine.cfg_builder import build_function_cfg, build_module_cfg
+from ownlint.engine.demand import Demand
 from ownlint.engine.events import ModuleLoaded, subscribers
 from ownlint.engine.field_fates import FieldFate
 from ownlint.engine.models import ModelSet
@@ -139,6 +140,8 @@ class Project:
                 self.units.append(unit)
         if self.subscribers["death"] or self.subscribers["frame_end"]:
             self._raise_edges()
+        # the functions analysed only when a caller needs their summary (demand.py)
+        self.inert: set[str] = self._inert() if options.demand else set()
 
     def _add(self, unit: Unit) -> None:
         """Build the scopes and control-flow graphs of one file."""
@@ -248,6 +251,17 @@ class Project:
                     sc.plain = sc.cfg
                     leaves = _Leaves(found, last, reaches)
                     sc.cfg = build_function_cfg(node, sc.cfg.name, _Raising(self.models, unit.names, leaves))
+
+    def _inert(self) -> set[str]:
+        functions = {q: (unit, sc.cfg.node, sc.class_qualified) for q, (unit, sc) in self.functions.items()}
+        units = {u.index: u for u in self.units}
+        classes = {}
+        for index, scopes in self.scopes.items():
+            for sc in scopes:
+                if sc.defines and sc.defines in self.classes and sc.defines not in classes:
+                    classes[sc.defines] = (units[index], sc.cfg.node, self.classes[sc.defines])
+        fields = {c: self.field_classes(c) for c in self.methods}
+        return Demand(self.models).solve(self.units, functions, classes, fields)
 
     def analyze_unit(self, unit: Unit) -> list[RawViolation]:
         out: list[RawViolation] = []
@@ -366,6 +380,7 @@ class Project:
         fa.global_classes = lambda: self.global_classes(unit)
         if scope.generator and _context_generator(scope.cfg.node, unit.names):
             fa.yields = {}
+        fa.linear = scope.qualified in self.inert  # analysed only for a caller's summary (demand.py)
         fa.interop_modules = self.options.interop_modules
         fa.page_size = self.options.page_size
         return fa
@@ -390,6 +405,9 @@ class Project:
             return done
         defined, _, receiver = qualified.partition("@")  # `_late`'s name of an inherited method
         unit, scope = self.functions[defined]
+        if not needed and not receiver and qualified in self.inert:  # analysed only if a caller needs it
+            self.violations.setdefault((unit.index, self.scope_index[id(scope)]), [])
+            return None
         if scope.generator and not _context_generator(scope.cfg.node, unit.names):
             return Summary(
                 qualified, unit.index, tuple(scope.params), (), scope.self_name is not None, (EMPTY_OUTCOME,)
@@ -405,7 +423,10 @@ class Project:
         finally:
             self.in_progress.discard(qualified)
         if not receiver:  # the method's own findings come from its analysis for its own class
-            self.violations[(unit.index, self.scope_index[id(scope)])] = violations
+            if qualified in self.inert:  # no finding of its own (demand.py)
+                self.violations.setdefault((unit.index, self.scope_index[id(scope)]), [])
+            else:
+                self.violations[(unit.index, self.scope_index[id(scope)])] = violations
         if not needed:
             self.later[qualified] = summarize
             return None

@@ -43,10 +43,10 @@ sys.path.insert(0, str(REPO / "tests"))
 from programs import function_source  # noqa: E402
 
 from ownlint.checks import CHECKERS  # noqa: E402
-from ownlint.engine.models import load_models  # noqa: E402
-from ownlint.engine.project import analyze_project  # noqa: E402
-from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile  # noqa: E402
-from ownlint.engine.typestate import FunctionAnalysis  # noqa: E402
+from ownlint.engine.evaluator.typestate import FunctionAnalysis  # noqa: E402
+from ownlint.engine.modelling.models import load_models  # noqa: E402
+from ownlint.engine.program.project import analyze_project  # noqa: E402
+from ownlint.engine.program.sources import EngineOptions, FunctionStats, SourceFile  # noqa: E402
 
 
 class Hang(BaseException):

@@ -33,9 +33,9 @@ import sys
 import time
 
 from ownlint.checks import CHECKERS
-from ownlint.engine.models import load_models
-from ownlint.engine.project import analyze_project
-from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program.project import analyze_project
+from ownlint.engine.program.sources import EngineOptions, FunctionStats, SourceFile
 
 SHAPES = ("branch", "paths")
 

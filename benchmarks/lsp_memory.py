@@ -4,7 +4,7 @@
 
 Checks one buffer the way the language server does after each change
 (`api.check_source`, incremental: pieces of the file parsed only when their
-text changed, engine/incremental.py), in this process, `--edits` times; each
+text changed, engine/frontend/incremental.py), in this process, `--edits` times; each
 edit changes the first line of one large function of `--statements`
 modelled calls, so each check makes a new piece of that function's size.
 Prints the resident memory (VmRSS, Linux, of this process and of the worker

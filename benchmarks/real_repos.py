@@ -78,8 +78,8 @@ def timed(cmd: list[str], timeout: float) -> tuple[float, float, int | None, str
 def names_a_modelled_api(path: str, line: int, name: str) -> bool | None:
     """Whether the function of a budget note (at `line` of `path`) names a
     trigger word of the models, by the prefilter's test on its own text."""
-    from ownlint.engine import prefilter
-    from ownlint.engine.models import load_models
+    from ownlint.engine.frontend import prefilter
+    from ownlint.engine.modelling.models import load_models
 
     try:
         source = Path(path).read_text(encoding="utf-8")
@@ -109,10 +109,10 @@ def slowest(root: Path, top: int) -> list[dict[str, object]]:
     from ownlint.api import module_name, read_source
     from ownlint.checks import CHECKERS
     from ownlint.diagnostics import FileError
-    from ownlint.engine import prefilter
-    from ownlint.engine.models import load_models
-    from ownlint.engine.project import analyze_project
-    from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile
+    from ownlint.engine.frontend import prefilter
+    from ownlint.engine.modelling.models import load_models
+    from ownlint.engine.program.project import analyze_project
+    from ownlint.engine.program.sources import EngineOptions, FunctionStats, SourceFile
 
     models = load_models()
     sources = []

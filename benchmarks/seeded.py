@@ -41,7 +41,7 @@ from pathlib import Path
 
 from ownlint.api import check_source
 from ownlint.config import Config, default_config
-from ownlint.engine.models import load_models
+from ownlint.engine.modelling.models import load_models
 
 USE = "_seeded_use"
 

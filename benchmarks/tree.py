@@ -6,7 +6,7 @@
 Every `.py` file under the given paths is read as `ownlint check` reads it
 (`ownlint.api.read_source`: PEP 263 coding, BOM, NUL bytes). The files the
 prefilter selects (those that name a modelled API, and those that call
-their functions: `ownlint.engine.prefilter.select`), or with `--all` every
+their functions: `ownlint.engine.frontend.prefilter.select`), or with `--all` every
 file, are analysed in one call of `analyze_project`, as `ownlint check`
 analyses one component, in this process, with its `FunctionStats`.
 
@@ -31,10 +31,10 @@ from pathlib import Path
 from ownlint.api import module_name, read_source
 from ownlint.checks import CHECKERS
 from ownlint.diagnostics import FileError
-from ownlint.engine import prefilter
-from ownlint.engine.models import load_models
-from ownlint.engine.project import analyze_project
-from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile
+from ownlint.engine.frontend import prefilter
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program.project import analyze_project
+from ownlint.engine.program.sources import EngineOptions, FunctionStats, SourceFile
 
 SKIPPED_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", "node_modules", ".mypy_cache"}
 
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="analyse every file, not only those the prefilter selects")
     parser.add_argument("--top", type=int, default=10, help="how many of the slowest functions to show (default 10)")
     parser.add_argument(
-        "--no-demand", action="store_true", help="analyse every function, inert or not (engine/demand.py)"
+        "--no-demand", action="store_true", help="analyse every function, inert or not (engine/program/demand.py)"
     )
     args = parser.parse_args(argv)
 

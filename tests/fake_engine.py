@@ -1,4 +1,4 @@
-"""A stand-in for `ownlint.engine.project.analyze_project` in tests of the shell around the engine.
+"""A stand-in for `ownlint.engine.program.project.analyze_project` in tests of the shell around the engine.
 
 It reports OWN201 at every call of `free_again(...)` (with the line above as
 "first freed here") and OWN203 at every call of `use_after(...)`; nothing
@@ -11,8 +11,8 @@ import pytest
 
 from ownlint import runner
 from ownlint.diagnostics import Diagnostic, FileReport, Related, Span
-from ownlint.engine import project
-from ownlint.engine.models import ModelSet
+from ownlint.engine.modelling.models import ModelSet
+from ownlint.engine.program import project
 
 MARKERS = {
     "free_again(": ("OWN201", "`p` is freed a second time", "freed again here"),

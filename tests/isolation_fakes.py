@@ -15,8 +15,8 @@ import signal
 import time
 
 from ownlint.diagnostics import FileReport
-from ownlint.engine import project
-from ownlint.engine.sources import SourceFile
+from ownlint.engine.program import project
+from ownlint.engine.program.sources import SourceFile
 
 
 def _allocate() -> None:

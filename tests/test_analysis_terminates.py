@@ -35,10 +35,10 @@ from programs import function_source
 
 from ownlint.checks import CHECKERS
 from ownlint.diagnostics import FileReport
-from ownlint.engine.models import ModelSet, load_models
-from ownlint.engine.project import analyze_project
-from ownlint.engine.sources import EngineOptions, FunctionStats, SourceFile
-from ownlint.engine.typestate import FunctionAnalysis
+from ownlint.engine.evaluator.typestate import FunctionAnalysis
+from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.program.project import analyze_project
+from ownlint.engine.program.sources import EngineOptions, FunctionStats, SourceFile
 
 SETTINGS = settings(
     max_examples=examples(150),

@@ -12,7 +12,7 @@ from ownlint import __version__, api, runner
 from ownlint.checks import CHECKERS
 from ownlint.config import Config, default_config
 from ownlint.diagnostics import FileError
-from ownlint.engine import project
+from ownlint.engine.program import project
 
 
 @pytest.fixture(autouse=True)

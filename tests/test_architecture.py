@@ -238,11 +238,11 @@ def test_the_evaluators_components_meet_only_through_the_shared_interface() -> N
     no other: the evaluator itself (`typestate_eval`) is the one that builds them."""
     known = modules()
     graph = {name: imports_of(name, path, known) for name, path in known.items()}
-    components = {name for name, imported in graph.items() if "ownlint.engine.eval_shared" in imported}
-    components.discard("ownlint.engine.typestate_eval")
+    components = {name for name, imported in graph.items() if "ownlint.engine.evaluator.eval_shared" in imported}
+    components.discard("ownlint.engine.evaluator.typestate_eval")
     assert len(components) >= 12
     assert {name: sorted(graph[name] & components) for name in components if graph[name] & components} == {}
-    assert not graph["ownlint.engine.eval_shared"] & components
+    assert not graph["ownlint.engine.evaluator.eval_shared"] & components
 
 
 ENGINE = SRC / "ownlint" / "engine"

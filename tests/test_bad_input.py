@@ -505,7 +505,7 @@ def test_text_frame_shows_the_reported_line_after_a_line_separator(
 def test_many_functions_are_not_quadratic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A generated module of many small functions is analysed in time linear in their number: finding a
     scope's index once compared it with every scope before it (a 10 MB module of functions ran for hours)."""
-    from ownlint.engine import project
+    from ownlint.engine.program import project
 
     monkeypatch.chdir(tmp_path)
     compared = 0
@@ -562,7 +562,7 @@ def test_checked_code_with_invalid_escape_prints_no_warning(tmp_path: Path) -> N
 def test_own001_where_only_libcst_rejects_the_file_is_at_its_parser_s_position() -> None:
     """Syntax the interpreter accepts and libcst does not (newer grammar): the
     position libcst's native parser names, without quoting it in the message."""
-    from ownlint.engine.project import _syntax_error
+    from ownlint.engine.program.project import _syntax_error
 
     valid = "x = 1\ny = 2\nz = 3\nw = 44\n"  # CPython accepts it: libcst's error (made here) decides
     exc = cst.ParserSyntaxError(

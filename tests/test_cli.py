@@ -20,8 +20,8 @@ from fake_engine import install
 
 from ownlint import __version__, api, runner
 from ownlint.cli import cli
-from ownlint.engine import project
-from ownlint.engine.models import ModelError
+from ownlint.engine.modelling.models import ModelError
+from ownlint.engine.program import project
 from ownlint.registry import rules_markdown_table
 
 FINDING_SCHEMA = {

@@ -1,4 +1,4 @@
-"""Demand inside the project (engine/demand.py): a function that cannot
+"""Demand inside the project (engine/program/demand.py): a function that cannot
 touch a tracked value is analysed only when a caller needs its summary, and
 that loses no finding.
 
@@ -17,10 +17,10 @@ from test_relevance import _models, _shown, _sources, _targets
 
 from ownlint.checks import CHECKERS
 from ownlint.diagnostics import FileReport
-from ownlint.engine.models import ModelSet, load_models
-from ownlint.engine.project import analyze_project
-from ownlint.engine.sources import EngineOptions, SourceFile
-from ownlint.engine.whole_program import Project
+from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.program.project import analyze_project
+from ownlint.engine.program.sources import EngineOptions, SourceFile
+from ownlint.engine.program.whole_program import Project
 
 
 def _with_demand(sources: list[SourceFile], ms: ModelSet) -> tuple[list[FileReport], int]:

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 from checkers_events import reader, recorder
 
-from ownlint.engine.models import ModelSet, load_models
-from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
+from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.program.project import EngineOptions, SourceFile, analyze_project
 
 RECORDER = "checkers_events.recorder:Recorder"
 

@@ -31,8 +31,8 @@ from ownlint.cache import Cache, CacheWarning
 from ownlint.cachedir import CacheUnusable, Store
 from ownlint.checks import CHECKERS
 from ownlint.diagnostics import FileReport
-from ownlint.engine.models import load_models
-from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 
 POSIX = os.name == "posix"
 MODELS = load_models()

@@ -46,7 +46,7 @@ from test_bad_input import (
 
 from ownlint import config as config_module
 from ownlint.config import load_config
-from ownlint.engine.models import ModelError, load_models
+from ownlint.engine.modelling.models import ModelError, load_models
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 60
@@ -373,7 +373,7 @@ def test_a_hostile_model_through_the_command_line_exits_2(tmp_path: Path) -> Non
     ],
 )
 def test_descriptor_patterns_keep_their_meaning(pattern: str, name: str, matches: bool) -> None:
-    from ownlint.engine.name_pattern import NamePattern
+    from ownlint.engine.modelling.name_pattern import NamePattern
 
     compiled = NamePattern.compile(pattern)
     assert compiled.search(name) is matches
@@ -381,7 +381,7 @@ def test_descriptor_patterns_keep_their_meaning(pattern: str, name: str, matches
 
 
 def test_a_descriptor_pattern_matches_in_linear_time() -> None:
-    from ownlint.engine.name_pattern import NamePattern
+    from ownlint.engine.modelling.name_pattern import NamePattern
 
     # the classic catastrophic cases for a backtracking matcher (each takes Python's `re` hours)
     for pattern in ("(a+)+$", "(a|a)*b$", "a*a*a*a*a*a*a*a*a*a*b$", "(a*)*(b|c)"):

@@ -2,7 +2,7 @@
 
 `api.check_source` re-parses only the top-level statements an edit changed
 and reuses the results of unchanged functions whose callees are unchanged
-(engine/incremental.py, whole_program._Memory). Each test here edits a buffer step
+(engine/frontend/incremental.py, whole_program._Memory). Each test here edits a buffer step
 by step and compares, after every step, the incremental result with a check
 of the same text from nothing.
 """
@@ -15,7 +15,8 @@ import pytest
 
 from ownlint import api, runner
 from ownlint.config import default_config
-from ownlint.engine import incremental, project, whole_program
+from ownlint.engine.frontend import incremental
+from ownlint.engine.program import project, whole_program
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -83,9 +83,9 @@ def analyze(
         SETUP
         + setup
         + (
-            "from ownlint.engine.models import load_models\n"
+            "from ownlint.engine.modelling.models import load_models\n"
             "from ownlint.checks import CHECKERS\n"
-            "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+            "from ownlint.engine.program.sources import EngineOptions, SourceFile\n"
             + (f"isolation_fakes.install({how!r})\n" if how is not None else "")
             + f"files = [SourceFile(path, text) for path, text in {sorted(sources.items())!r}]\n"
             f"reports = runner.analyze(files, load_models(), EngineOptions(checkers=CHECKERS), {jobs})\n"
@@ -99,8 +99,8 @@ def analyze(
 def _normal(sources: tuple[tuple[str, str], ...]) -> str:
     from ownlint import runner
     from ownlint.checks import CHECKERS
-    from ownlint.engine.models import load_models
-    from ownlint.engine.sources import EngineOptions, SourceFile
+    from ownlint.engine.modelling.models import load_models
+    from ownlint.engine.program.sources import EngineOptions, SourceFile
 
     reports = runner.analyze(
         [SourceFile(path, text) for path, text in sources], load_models(), EngineOptions(checkers=CHECKERS), 1
@@ -245,9 +245,9 @@ def test_workers_do_not_outlive_a_run_that_is_killed(tmp_path: Path) -> None:
         "    time.sleep(3600)\n"
         "isolation_fakes.FAILURES['hang'] = stuck\n"
         "isolation_fakes.install('hang')\n"
-        "from ownlint.engine.models import load_models\n"
+        "from ownlint.engine.modelling.models import load_models\n"
         "from ownlint.checks import CHECKERS\n"
-        "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+        "from ownlint.engine.program.sources import EngineOptions, SourceFile\n"
         f"files = [SourceFile(path, text) for path, text in {sorted(ALONE.items())!r}]\n"
         "runner.analyze(files, load_models(), EngineOptions(checkers=CHECKERS), 2)\n"
     )

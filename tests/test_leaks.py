@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ownlint.checks import CHECKERS
-from ownlint.engine.models import ModelSet, load_models
-from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
+from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.program.project import EngineOptions, SourceFile, analyze_project
 
 
 @pytest.fixture(scope="module")

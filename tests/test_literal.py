@@ -9,8 +9,8 @@ import libcst as cst
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ownlint.engine.typestate import literal
-from ownlint.engine.values import Const
+from ownlint.engine.evaluator.typestate import literal
+from ownlint.engine.values.values import Const
 
 QUOTES = st.sampled_from(["'", '"', "'''", '"""', "b'", "r'", "f'", "rb'", "u'"])
 

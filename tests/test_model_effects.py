@@ -12,8 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from ownlint.engine import effects as fx
-from ownlint.engine.models import ModelError, ModelSet, ModelWarning, builtin_model_dir, load_model_files, load_models
+from ownlint.engine.modelling import effects as fx
+from ownlint.engine.modelling.models import (
+    ModelError,
+    ModelSet,
+    ModelWarning,
+    builtin_model_dir,
+    load_model_files,
+    load_models,
+)
 
 BEFORE = Path(__file__).parent / "data" / "models_before"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ownlint.engine.models import ModelError, builtin_model_dir, load_models
+from ownlint.engine.modelling.models import ModelError, builtin_model_dir, load_models
 from ownlint.inputs import parse_toml
 
 USER_MODEL = """

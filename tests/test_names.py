@@ -1,4 +1,4 @@
-"""Name collection (engine/names.py): the text shortcut finds what the full walk finds."""
+"""Name collection (engine/frontend/names.py): the text shortcut finds what the full walk finds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from ownlint.engine.names import collect_names
+from ownlint.engine.frontend.names import collect_names
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
 

@@ -1,4 +1,4 @@
-"""The engine's parse (engine/parsing.py) and its exact-type tests against libcst classes."""
+"""The engine's parse (engine/frontend/parsing.py) and its exact-type tests against libcst classes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 from trees import libcst_tree
 
-from ownlint.engine import parsing
+from ownlint.engine.frontend import parsing
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = sorted((HERE / "fixtures").rglob("*.py"))

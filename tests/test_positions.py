@@ -1,4 +1,4 @@
-"""The fast positions (engine/positions.py) agree with libcst's PositionProvider."""
+"""The fast positions (engine/frontend/positions.py) agree with libcst's PositionProvider."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from trees import libcst_spans, libcst_spans_of, libcst_tree
 from ownlint import api, runner
 from ownlint.config import default_config
 from ownlint.diagnostics import Span
-from ownlint.engine import positions
-from ownlint.engine.walk import walk
+from ownlint.engine.frontend import positions
+from ownlint.engine.frontend.walk import walk
 
 FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 FIXTURES = sorted(FIXTURES_DIR.rglob("*.py"))

@@ -14,10 +14,10 @@ from ownlint import api
 from ownlint.checks import CHECKERS
 from ownlint.cli import make_console
 from ownlint.config import default_config
-from ownlint.engine import project
-from ownlint.engine.models import load_models
-from ownlint.engine.sources import EngineOptions, SourceFile
-from ownlint.engine.typestate import RawViolation, Unit
+from ownlint.engine.evaluator.typestate import RawViolation, Unit
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program import project
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 from ownlint.progress import ProgressBar, progress_for
 
 

@@ -31,9 +31,9 @@ from ownlint import api, runner
 from ownlint.checks import CHECKERS
 from ownlint.config import default_config
 from ownlint.diagnostics import FileReport, report_to_dict
-from ownlint.engine import prefilter
-from ownlint.engine.models import load_models
-from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.frontend import prefilter
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 from ownlint.lines import split_lines
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

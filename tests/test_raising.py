@@ -1,4 +1,4 @@
-"""Which functions of the checked program may raise (engine/raising.py), and
+"""Which functions of the checked program may raise (engine/program/raising.py), and
 the exception edge a call to one gets outside any `try`."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import textwrap
 import libcst as cst
 
 from ownlint.checks import CHECKERS
-from ownlint.engine import raising
-from ownlint.engine.models import load_models
-from ownlint.engine.project import EngineOptions, SourceFile, analyze_project
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program import raising
+from ownlint.engine.program.project import EngineOptions, SourceFile, analyze_project
 
 
 def _function(source: str) -> cst.FunctionDef:

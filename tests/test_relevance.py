@@ -1,4 +1,4 @@
-"""Relevance below the file (engine/relevance.py): only the sections that can
+"""Relevance below the file (engine/frontend/relevance.py): only the sections that can
 hold a tracked value are parsed and analysed, and that loses no finding.
 
 The proof on the fixtures: every fixture (a file alone, a `*_pkg` directory
@@ -18,10 +18,10 @@ import pytest
 from ownlint.api import read_source
 from ownlint.checks import CHECKERS
 from ownlint.diagnostics import FileError, FileReport
-from ownlint.engine import relevance
-from ownlint.engine.models import ModelSet, load_models
-from ownlint.engine.project import analyze_project, unique_module_names
-from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.frontend import relevance
+from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.program.project import analyze_project, unique_module_names
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -17,9 +17,10 @@ from ownlint.api import RunResult
 from ownlint.cache import Cache
 from ownlint.cachedir import Store
 from ownlint.checks import CHECKERS
-from ownlint.engine import prefilter, project
-from ownlint.engine.models import load_models
-from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.frontend import prefilter
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program import project
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 
 MODELS = load_models()
 OPTIONS = EngineOptions(checkers=CHECKERS)
@@ -420,9 +421,9 @@ def test_a_worker_that_dies_costs_only_the_file_it_had(tmp_path: Path) -> None:
     script = (
         "import os\n"
         "from ownlint import runner\n"
-        "from ownlint.engine.models import load_models\n"
+        "from ownlint.engine.modelling.models import load_models\n"
         "from ownlint.checks import CHECKERS\n"
-        "from ownlint.engine.sources import EngineOptions, SourceFile\n"
+        "from ownlint.engine.program.sources import EngineOptions, SourceFile\n"
         "runner.PARALLEL_MIN_LINES = 0\n"
         "real = runner._analyze_component\n"
         "def dying(component, models, options):\n"

@@ -14,10 +14,10 @@ from trees import libcst_tree
 
 from ownlint import api, runner
 from ownlint.config import default_config
-from ownlint.engine.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
-from ownlint.engine.scopes import Scope, _defaults, _params, collect_scopes
-from ownlint.engine.typestate import FunctionAnalysis
-from ownlint.engine.walk import children
+from ownlint.engine.evaluator.typestate import FunctionAnalysis
+from ownlint.engine.frontend.cfg_builder import build_class_cfg, build_function_cfg, build_lambda_cfg
+from ownlint.engine.frontend.scopes import Scope, _defaults, _params, collect_scopes
+from ownlint.engine.frontend.walk import children
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
 
@@ -179,7 +179,7 @@ def test_same_scopes_as_a_walk_over_every_node(path: Path | None) -> None:
 @pytest.mark.parametrize("text", ["p", "(p)", "( p )", "a.b", "f(x,\n  y)", "lst[0]"])
 def test_source_of_prints_what_libcst_prints_on_one_line(text: str) -> None:
     """A plain name is returned without printing; everything else is printed."""
-    from ownlint.engine.cfg import source_of
+    from ownlint.engine.frontend.cfg import source_of
 
     node = cst.parse_expression(text)
     assert source_of(node) == " ".join(cst.Module(body=[]).code_for_node(node).split())

@@ -5,10 +5,10 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from ownlint.engine.cfg import Block, Edge
-from ownlint.engine.cfg_builder import build_function_cfg
 from ownlint.engine.debug import cfg_of
-from ownlint.engine.solver import solve
+from ownlint.engine.evaluator.solver import solve
+from ownlint.engine.frontend.cfg import Block, Edge
+from ownlint.engine.frontend.cfg_builder import build_function_cfg
 
 LOOP = """
 def f(xs):

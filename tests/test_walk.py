@@ -1,4 +1,4 @@
-"""The light walk (engine/walk.py) finds exactly the code-carrying nodes."""
+"""The light walk (engine/frontend/walk.py) finds exactly the code-carrying nodes."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import libcst as cst
 import pytest
 from trees import libcst_tree
 
-from ownlint.engine import walk as walk_module
-from ownlint.engine.walk import children, walk
+from ownlint.engine.frontend import walk as walk_module
+from ownlint.engine.frontend.walk import children, walk
 
 FIXTURES = sorted((Path(__file__).resolve().parent / "fixtures").rglob("*.py"))
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

@@ -31,9 +31,9 @@ from ownlint.checks import CHECKERS, to_diagnostic
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic, FileError, FileReport, Span
 from ownlint.discovery import Skipped, discover, display_path
-from ownlint.engine import prefilter
-from ownlint.engine.models import ModelSet, load_models
-from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.frontend import prefilter
+from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 from ownlint.engine.violations import Violation
 from ownlint.notebook import NotebookIndex
 from ownlint.resolver import Resolver

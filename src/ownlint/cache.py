@@ -28,7 +28,7 @@ from pathlib import Path
 from ownlint import __version__, cacheclean, cachedir
 from ownlint.cachedir import CacheUnusable, Store
 from ownlint.diagnostics import FileReport, report_from_dict, report_to_dict
-from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 
 MAGIC = b"ownlint-cache 2\n"
 _MAC_DIGITS = 64

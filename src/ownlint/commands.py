@@ -26,7 +26,7 @@ from ownlint.baseline import BaselineError
 from ownlint.config import ConfigError, discover_config, load_config
 from ownlint.diagnostics import Diagnostic, FileError
 from ownlint.discovery import Skipped, display_path, excluded_reason
-from ownlint.engine.models import ModelError
+from ownlint.engine.modelling.models import ModelError
 from ownlint.fingerprint import FindingKey
 from ownlint.lines import printable
 from ownlint.progress import progress_for
@@ -202,7 +202,7 @@ def _run_files(options: _CheckOptions, resolver: Resolver, known: Counter[Findin
     """Check the files; with --fix, fix them and check again while fixes apply."""
 
     from ownlint.cache import CacheWarning
-    from ownlint.engine.models import ModelWarning
+    from ownlint.engine.modelling.models import ModelWarning
 
     paths = list(options.paths) or [Path(".")]
     warned: set[str] = set()

@@ -4,7 +4,7 @@
 as a unified diff, written nowhere).
 
 A file that discovery keeps but that names nothing a model knows is
-"skipped (... prefilter)": it is read, never parsed (`ownlint.engine.prefilter`).
+"skipped (... prefilter)": it is read, never parsed (`ownlint.engine.frontend.prefilter`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from ownlint.api import RunResult, module_name, read_source
 from ownlint.config import Config
 from ownlint.diagnostics import Diagnostic
 from ownlint.discovery import discover, display_path
-from ownlint.engine import prefilter
-from ownlint.engine.models import load_models
-from ownlint.engine.sources import SourceFile
+from ownlint.engine.frontend import prefilter
+from ownlint.engine.modelling.models import load_models
+from ownlint.engine.program.sources import SourceFile
 from ownlint.fixes import apply_fixes, is_applicable
 from ownlint.resolver import Resolver
 

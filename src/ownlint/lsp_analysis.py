@@ -13,7 +13,7 @@ from ownlint import api
 from ownlint.config import ConfigError, discover_config
 from ownlint.diagnostics import Diagnostic
 from ownlint.discovery import excluded_reason
-from ownlint.engine.models import ModelError
+from ownlint.engine.modelling.models import ModelError
 from ownlint.lsp_workspace import WorkspaceFiles
 from ownlint.notebook import Notebook, NotebookIndex
 from ownlint.resolver import Resolver

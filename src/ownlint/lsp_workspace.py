@@ -1,7 +1,7 @@
 """The other files of a document's workspace, for the language server (`ownlint.lsp`).
 
 `ownlint check` analyses a file together with the files of its prefilter
-component (`ownlint.engine.prefilter.select`), so that a helper in another
+component (`ownlint.engine.frontend.prefilter.select`), so that a helper in another
 module that frees its argument is seen. The server does the same for the
 document it checks: its root is the innermost workspace folder holding the
 file, else the directory of the configuration file found for it; the files

@@ -87,11 +87,11 @@ def can_fork() -> bool:
 
 
 def load_engine() -> ModuleType:
-    """`ownlint.engine.project`, imported (libcst with it) without libcst's
+    """`ownlint.engine.program.project`, imported (libcst with it) without libcst's
     import-time DeprecationWarnings, which are not the user's concern."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        from ownlint.engine import project
+        from ownlint.engine.program import project
     return project
 
 

@@ -82,7 +82,7 @@ def rules_document(rules: Mapping[str, Rule] | None = None) -> str:
 def stacks_markdown() -> str:
     """The bundled model files (`rules/`), one row each: the stack a file models and what it
     does not model yet, as its `[model] description` says (the files are the one source)."""
-    from ownlint.engine.models import builtin_model_dir
+    from ownlint.engine.modelling.models import builtin_model_dir
     from ownlint.inputs import parse_toml
 
     lines = [

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 from ownlint import __version__, workers
 from ownlint.diagnostics import FileError, FileReport
-from ownlint.engine import prefilter
-from ownlint.engine.models import ModelSet
-from ownlint.engine.sources import EngineOptions, SourceFile
+from ownlint.engine.frontend import prefilter
+from ownlint.engine.modelling.models import ModelSet
+from ownlint.engine.program.sources import EngineOptions, SourceFile
 from ownlint.processes import can_fork, default_jobs, load_engine
 
 if TYPE_CHECKING:

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from ownlint.engine import prefilter
+from ownlint.engine.frontend import prefilter
 from ownlint.processes import clean_start, die_with_parent, load_engine_alone, own_import_path
 
 if TYPE_CHECKING:
@@ -63,8 +63,8 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
     from ownlint.diagnostics import FileReport
-    from ownlint.engine.models import ModelSet
-    from ownlint.engine.sources import EngineOptions, SourceFile
+    from ownlint.engine.modelling.models import ModelSet
+    from ownlint.engine.program.sources import EngineOptions, SourceFile
 
     Analyze = Callable[[list[SourceFile], ModelSet, EngineOptions], list[FileReport]]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ownlint.engine.cfg import source_of
 from ownlint.engine.events import CallPost, Checker, Death, Escape, Findings, FrameEnd
-from ownlint.engine.values import Obj
+from ownlint.engine.frontend.cfg import source_of
+from ownlint.engine.values.values import Obj
 
 SEEN: list[str] = []
 

@@ -9,7 +9,6 @@ from collections.abc import Hashable
 
 import libcst as cst
 
-from ownlint.engine.cfg import source_of
 from ownlint.engine.events import (
     Adopting,
     Assume,
@@ -28,8 +27,9 @@ from ownlint.engine.events import (
     Stored,
     WithExit,
 )
-from ownlint.engine.state import HState
-from ownlint.engine.values import Obj, objects_in
+from ownlint.engine.frontend.cfg import source_of
+from ownlint.engine.values.state import HState
+from ownlint.engine.values.values import Obj, objects_in
 
 SEEN: list[str] = []
 

@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ownlint.engine.effects import Adopt, KeepAlive, OnStream, Owner, Synchronize
 from ownlint.engine.events import Assume, CallPost, CallPre, Checker, Death, Escape, Findings, Release, Replayed
-from ownlint.engine.state import LIVE, Step
-from ownlint.engine.values import Obj, Seq, Val, objects_in
+from ownlint.engine.modelling.effects import Adopt, KeepAlive, OnStream, Owner, Synchronize
+from ownlint.engine.values.state import LIVE, Step
+from ownlint.engine.values.values import Obj, Seq, Val, objects_in
 
 
 @dataclass(frozen=True, slots=True)

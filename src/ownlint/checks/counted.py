@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ownlint.engine import effects as fx
 from ownlint.engine.events import Assume, CallPost, Checker, Findings, FrameEnd, Release
-from ownlint.engine.state import Step
-from ownlint.engine.values import Obj, objects_in
+from ownlint.engine.modelling import effects as fx
+from ownlint.engine.values.state import Step
+from ownlint.engine.values.values import Obj, objects_in
 
 
 @dataclass(frozen=True, slots=True)

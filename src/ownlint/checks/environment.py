@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ownlint.engine.evaluator.typestate import RawViolation
 from ownlint.engine.events import Checker, ModuleLoaded
-from ownlint.engine.models import EnvModel
-from ownlint.engine.names import ModuleNames
-from ownlint.engine.typestate import RawViolation
-from ownlint.engine.values import Val, str_value
-from ownlint.engine.walk import children, is_statement, walk
+from ownlint.engine.frontend.names import ModuleNames
+from ownlint.engine.frontend.walk import children, is_statement, walk
+from ownlint.engine.modelling.models import EnvModel
+from ownlint.engine.values.values import Val, str_value
 from ownlint.lines import line_starts
 
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ownlint.engine.effects import ReleaseLater
 from ownlint.engine.events import CallPost, CallPre, Checker, Findings, Release, inside, via
-from ownlint.engine.state import FREED, Step
-from ownlint.engine.values import Obj, Sym, objects_in
+from ownlint.engine.modelling.effects import ReleaseLater
+from ownlint.engine.values.state import FREED, Step
+from ownlint.engine.values.values import Obj, Sym, objects_in
 
 
 @dataclass(frozen=True, slots=True)

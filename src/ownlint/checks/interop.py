@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ownlint.engine.cfg import source_of
-from ownlint.engine.effects import Consume
 from ownlint.engine.events import (
     Adopting,
     Borrowed,
@@ -43,9 +41,24 @@ from ownlint.engine.events import (
     Indexed,
     Replayed,
 )
-from ownlint.engine.memvalues import is_buffer_tag
-from ownlint.engine.state import Step
-from ownlint.engine.values import Addr, BufRef, Dict, Field, Instance, Obj, Param, Prop, Seq, Sym, Val, objects_in
+from ownlint.engine.frontend.cfg import source_of
+from ownlint.engine.modelling.effects import Consume
+from ownlint.engine.values.memvalues import is_buffer_tag
+from ownlint.engine.values.state import Step
+from ownlint.engine.values.values import (
+    Addr,
+    BufRef,
+    Dict,
+    Field,
+    Instance,
+    Obj,
+    Param,
+    Prop,
+    Seq,
+    Sym,
+    Val,
+    objects_in,
+)
 
 
 @dataclass(frozen=True, slots=True)

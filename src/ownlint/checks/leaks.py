@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from ownlint.checks.parents import ended_with_parent
-from ownlint.engine import effects as fx
 from ownlint.engine.events import (
     Bind,
     CallPost,
@@ -45,10 +44,11 @@ from ownlint.engine.events import (
     Stored,
     Transfer,
 )
-from ownlint.engine.iteration import Previous
-from ownlint.engine.state import FREED, LIVE, Step
-from ownlint.engine.values import Obj, Ref, Seq, Site, Status, Val, objects_in
-from ownlint.engine.walk import children
+from ownlint.engine.frontend.walk import children
+from ownlint.engine.modelling import effects as fx
+from ownlint.engine.values.iteration import Previous
+from ownlint.engine.values.state import FREED, LIVE, Step
+from ownlint.engine.values.values import Obj, Ref, Seq, Site, Status, Val, objects_in
 
 # effects by which a modelled call keeps a handle passed to it (a queued release: the queue releases it)
 _KEEPS = (fx.Adopt, fx.Consume, fx.KeepAlive, fx.ReleaseLater)

@@ -7,7 +7,7 @@ per event, the most specific)."""
 from __future__ import annotations
 
 from ownlint.engine.events import Checker, Facts, Findings, Release, Return, Transfer, Use, inside, via
-from ownlint.engine.state import BORROWED, FREED, OWNER_DEAD, TRANSFERRED, HState
+from ownlint.engine.values.state import BORROWED, FREED, OWNER_DEAD, TRANSFERRED, HState
 
 
 def owner(e: Use | Release) -> Facts:

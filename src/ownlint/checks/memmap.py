@@ -45,9 +45,6 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ownlint.engine import linear
-from ownlint.engine.cfg import source_of
-from ownlint.engine.effects import MapDescriptor, MapRange
 from ownlint.engine.events import (
     CallPost,
     Checker,
@@ -58,10 +55,13 @@ from ownlint.engine.events import (
     Replayed,
     WithExit,
 )
-from ownlint.engine.memvalues import is_buffer_tag, lin_options, linked
-from ownlint.engine.state import FREED, OWNER, HState, Step
-from ownlint.engine.summaries import Summary
-from ownlint.engine.values import Addr, Const, Field, Flags, Obj, Param, Ref, Span, Struct, Sym, Val, objects_in
+from ownlint.engine.frontend.cfg import source_of
+from ownlint.engine.modelling.effects import MapDescriptor, MapRange
+from ownlint.engine.program.summaries import Summary
+from ownlint.engine.values import linear
+from ownlint.engine.values.memvalues import is_buffer_tag, lin_options, linked
+from ownlint.engine.values.state import FREED, OWNER, HState, Step
+from ownlint.engine.values.values import Addr, Const, Field, Flags, Obj, Param, Ref, Span, Struct, Sym, Val, objects_in
 
 
 @dataclass(frozen=True, slots=True)

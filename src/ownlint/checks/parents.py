@@ -34,10 +34,10 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
-from ownlint.engine.effects import Current, Element, Out, ParentOf, Result
 from ownlint.engine.events import CallPost, Checker, Findings, Release, Replayed, Use, inside, via
-from ownlint.engine.state import HState, Step
-from ownlint.engine.values import Obj, Seq, Val, objects_in
+from ownlint.engine.modelling.effects import Current, Element, Out, ParentOf, Result
+from ownlint.engine.values.state import HState, Step
+from ownlint.engine.values.values import Obj, Seq, Val, objects_in
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ownlint.engine.events import Borrowed, CallPost, CallPre, Checker, Facts, Findings, Stored
-from ownlint.engine.memvalues import is_buffer_tag
-from ownlint.engine.state import BORROWED, TRANSFERRED
-from ownlint.engine.values import Obj, Val, objects_in
+from ownlint.engine.values.memvalues import is_buffer_tag
+from ownlint.engine.values.state import BORROWED, TRANSFERRED
+from ownlint.engine.values.values import Obj, Val, objects_in
 
 
 @dataclass(frozen=True, slots=True)

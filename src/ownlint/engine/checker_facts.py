@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
-from ownlint.engine.field_fates import FieldFate
-from ownlint.engine.state import LIVE_STATE, HState, PathState, Step
-from ownlint.engine.values import Obj
+from ownlint.engine.evaluator.field_fates import FieldFate
+from ownlint.engine.values.state import LIVE_STATE, HState, PathState, Step
+from ownlint.engine.values.values import Obj
 
 if TYPE_CHECKING:
-    from ownlint.engine.model_types import ModelSet
+    from ownlint.engine.modelling.model_types import ModelSet
 
 Facts = tuple[tuple[str, str], ...]  # a finding's facts (events.Facts)
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import libcst as cst
 
 from ownlint.checks import CHECKERS
-from ownlint.engine.cfg import CFG
-from ownlint.engine.cfg_builder import build_function_cfg, build_module_cfg
-from ownlint.engine.models import ModelSet, load_models
-from ownlint.engine.names import collect_names
-from ownlint.engine.state import PathState
-from ownlint.engine.summaries import RETURN_KEY
-from ownlint.engine.typestate import FunctionAnalysis, Unit
-from ownlint.engine.values import Const, Obj, Seq, Sym, Val
+from ownlint.engine.evaluator.typestate import FunctionAnalysis, Unit
+from ownlint.engine.frontend.cfg import CFG
+from ownlint.engine.frontend.cfg_builder import build_function_cfg, build_module_cfg
+from ownlint.engine.frontend.names import collect_names
+from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.program.summaries import RETURN_KEY
+from ownlint.engine.values.state import PathState
+from ownlint.engine.values.values import Const, Obj, Seq, Sym, Val
 
 
 def _find(module: cst.Module, name: str) -> cst.FunctionDef:

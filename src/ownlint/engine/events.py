@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Protocol
 import libcst as cst
 
 from ownlint.engine import checker_facts
-from ownlint.engine.field_fates import FieldFate
-from ownlint.engine.state import HState, Step
-from ownlint.engine.values import Obj, Val
+from ownlint.engine.evaluator.field_fates import FieldFate
+from ownlint.engine.values.state import HState, Step
+from ownlint.engine.values.values import Obj, Val
 
 if TYPE_CHECKING:
-    from ownlint.engine.model_types import Adopt, Borrow, CallModel, ModelSet
-    from ownlint.engine.summaries import Summary
-    from ownlint.engine.typestate_base import RawViolation, Unit
+    from ownlint.engine.evaluator.typestate_base import RawViolation, Unit
+    from ownlint.engine.modelling.model_types import Adopt, Borrow, CallModel, ModelSet
+    from ownlint.engine.program.summaries import Summary
     from ownlint.engine.violations import Violation
 
 Facts = tuple[tuple[str, str], ...]

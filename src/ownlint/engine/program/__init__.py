@@ -1,0 +1,1 @@
+"""The whole program: the files given, function summaries and their replay, the project analysed together."""

@@ -166,7 +166,9 @@ class TestCheckPaths:
         config = Config(root=tmp_path, interop_modules=("mybinding",), page_size=8192)
         api.check_paths(["."], config)
         assert seen == [
-            project.EngineOptions(interop_modules=("mybinding",), page_size=8192, checkers=CHECKERS, sections=True)
+            project.EngineOptions(
+                interop_modules=("mybinding",), page_size=8192, checkers=CHECKERS, sections=True, demand=True
+            )
         ]
 
 

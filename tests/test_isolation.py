@@ -180,7 +180,7 @@ def test_a_memory_error_in_one_files_analysis(tmp_path: Path, jobs: int) -> None
     as an internal error; the runner says what it is: the worker's memory
     limit, with one job as with two (one job is one worker)."""
     setup = (
-        "from ownlint.engine import project\n"
+        "from ownlint.engine.program import project\n"
         "real = project.Project.analyze_unit\n"
         "def analyze_unit(self, unit):\n"
         "    if unit.path == 'stops.py':\n"

@@ -213,7 +213,9 @@ class LeakChecker(Checker):
                 # at the first call that may raise since the creation (the rule's site), the function
                 # the exception leaves as the story's last step
                 end = out.step(e.node, "an exception leaves here, the handle unreleased")
-                out.report("OWN206", fact.risk_at, e.name, (("made by", fact.callee),), (end,), obj=e.obj)
+                out.report(
+                    "OWN206", fact.risk.node, e.name, (("made by", fact.callee),), (end,), obj=e.obj, at=fact.risk
+                )
             return
         if type(fact) is not Held or e.state.kind != LIVE or type(e.node) is cst.FunctionDef:
             return  # not held, released in the engine's eyes (a loop's failed remake), or an exception leaves

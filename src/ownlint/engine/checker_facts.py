@@ -60,6 +60,7 @@ class Reporter(Protocol):
         facts: Facts = (),
         story: tuple[Step, ...] = (),
         obj: Obj | None = None,
+        at: Step | None = None,
     ) -> None: ...
 
 
@@ -80,8 +81,9 @@ class CheckerOut:
         facts: Facts = (),
         story: tuple[Step, ...] = (),
         obj: Obj | None = None,
+        at: Step | None = None,
     ) -> None:
-        self.to.report(code, node, handle, facts, story, obj)
+        self.to.report(code, node, handle, facts, story, obj, at)
 
     def fact(self, obj: Obj) -> Hashable | None:
         hs = self.to.st.heap.get(obj)

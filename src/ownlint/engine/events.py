@@ -54,9 +54,14 @@ class Findings(Protocol):
         facts: Facts = (),
         story: tuple[Step, ...] = (),
         obj: Obj | None = None,
+        at: Step | None = None,
     ) -> None:
         """A finding at `node`. With `obj`, its story is the object's own
-        followed by `story`, and the object is marked reported on this path."""
+        followed by `story`, and the object is marked reported on this path.
+        With `at`, a step recorded earlier on this path (`step`), the finding
+        is at that step's node, in the statement it was recorded in (the
+        statement hint goes with it: a checker cannot name a node of another
+        statement without one)."""
 
     def fact(self, obj: Obj) -> Hashable | None:
         """What this checker recorded of `obj` on this path (`set_fact`), or None."""

@@ -119,6 +119,7 @@ class Evaluator:
         facts: Facts = (),
         story: tuple[Step, ...] = (),
         obj: Obj | None = None,
+        at: Step | None = None,
     ) -> None:
         """A checker's finding on this path (see events.Findings)."""
         if obj is not None:
@@ -129,7 +130,11 @@ class Evaluator:
             if self.models.references or self.models.reference_urls:
                 facts = self._with_reference(node, story, facts)
             text = source_of(handle) if isinstance(handle, cst.CSTNode) else handle
-            self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=self.fa.at))
+            # at a step recorded earlier on this path: its node, in the statement it was recorded in
+            stmt = self.fa.at if at is None else at.stmt
+            if at is not None:
+                node = at.node
+            self.fa.violations.append(RawViolation(code, self.fa.unit.index, node, text, facts, story, stmt=stmt))
 
     @property
     def merged(self) -> bool:

@@ -33,7 +33,7 @@ from ownlint.engine.program.summaries import EMPTY_OUTCOME, ENTRY, GLOBAL, RETUR
 from ownlint.engine.values import equalities, status
 from ownlint.engine.values.domain import LOOP_VISITS
 from ownlint.engine.values.iteration import Previous
-from ownlint.engine.values.state import FREED, HState, PathState, Step
+from ownlint.engine.values.state import FREED, OWNER, HState, PathState, Step
 from ownlint.engine.values.stateset import MAX_PATHS, StateSet
 from ownlint.engine.values.values import At, Const, Field, Instance, Obj, Param, Site, Status, Val, objects_in
 
@@ -212,6 +212,10 @@ class FunctionAnalysis:
             return
         at = st.copy()
         at.env[RETURN_KEY] = value
+        for obj, hs in list(at.heap.items()):
+            if hs.kind == OWNER and not hs.escaped and not obj.on_entry:
+                # the suspended generator's frame keeps its local owners alive through the `with` block
+                at.heap[obj] = hs.but(escaped=True)
         self.yields[outcome_of(at, self.params, self.fields, self.self_name)] = None
         for obj in objects_in(value):
             self.yielded[obj] = None

@@ -84,6 +84,9 @@ _WORD = re.compile(r"[^\W\d]\w*")
 _TRIGGERS: dict[int, tuple[ModelSet, Triggers]] = {}
 
 
+_WORDS: dict[int, tuple[ModelSet, tuple[frozenset[str], frozenset[str]]]] = {}
+
+
 def _triggers(models: ModelSet) -> Triggers:
     known = _TRIGGERS.get(id(models))
     if known is None or known[0] is not models:
@@ -91,9 +94,24 @@ def _triggers(models: ModelSet) -> Triggers:
     return known[1]
 
 
+def _words_of(models: ModelSet, triggers: Triggers) -> tuple[frozenset[str], frozenset[str]]:
+    """The models' words looked for in strings, and their trigger words less those that only borrow (once per models)."""
+    known = _WORDS.get(id(models))
+    if known is None or known[0] is not models:
+        plain = triggers.plain_words()
+        in_strings = frozenset(models.environment.deprecated) & plain
+        known = _WORDS[id(models)] = (models, (in_strings, plain - _borrowing_only(models)))
+    return known[1]
+
+
 def spelled(nodes: Iterable[cst.CSTNode], in_strings: frozenset[str] = frozenset()) -> frozenset[str]:
     """The words the code of `nodes` spells: names and attributes, and the
     words of its string literals that are among `in_strings`."""
+    return _spelled(nodes, in_strings, None)
+
+
+def _spelled(nodes: Iterable[cst.CSTNode], in_strings: frozenset[str], declared: set[str] | None) -> frozenset[str]:
+    """`spelled`; with `declared`, the names the code declares `global` are added to it (in the same walk)."""
     out: set[str] = set()
     for node in nodes:
         for n in walk(node):
@@ -101,7 +119,10 @@ def spelled(nodes: Iterable[cst.CSTNode], in_strings: frozenset[str] = frozenset
             if t is cst.Name:
                 out.add(n.value)  # type: ignore[attr-defined]
             elif t is cst.SimpleString or t is cst.FormattedStringText:
-                out.update(w for w in _WORD.findall(n.value) if w in in_strings)  # type: ignore[attr-defined]
+                if in_strings:
+                    out.update(w for w in _WORD.findall(n.value) if w in in_strings)  # type: ignore[attr-defined]
+            elif t is cst.Global and declared is not None:
+                declared.update(x.name.value for x in n.names)  # type: ignore[attr-defined]
     return frozenset(out)
 
 
@@ -243,10 +264,8 @@ class Demand:
 
     def __init__(self, models: ModelSet) -> None:
         self.triggers = _triggers(models)
-        self.plain = self.triggers.plain_words()
         self.roots = self.triggers.root_words()
-        self.in_strings = frozenset(models.environment.deprecated) & self.plain
-        self.plain = self.plain - _borrowing_only(models)
+        self.in_strings, self.plain = _words_of(models, self.triggers)
 
     def names_trigger(self, words: frozenset[str], file: _File, nodes: list[cst.CSTNode]) -> bool:
         """Whether `words`, spelled by `nodes` of `file`, name a trigger word of the models."""
@@ -301,15 +320,19 @@ class Demand:
             owner = functions[q][2]
             last = q.rpartition(".")[2]
             # the module names it declares `global` may hold what it made
-            live_words.update(x.name.value for n in walk(functions[q][1]) if type(n) is cst.Global for x in n.names)
+            live_words.update(declares.get(q, ()))
             if owner is None:
                 live_words.add(last)
             else:
                 live_methods.setdefault(family(owner), set()).add(last)
 
+        declares: dict[str, set[str]] = {}  # a function -> the module names it declares `global`
         for q, (unit, node, owner) in functions.items():
             f = files[unit.index]
-            w = spelled([node], self.in_strings)
+            declared: set[str] = set()
+            w = _spelled([node], self.in_strings, declared)
+            if declared:
+                declares[q] = declared
             if owner is not None:
                 attrs = field_classes.get(owner, {})
                 w = w | {c.rpartition(".")[2] for a, c in attrs.items() if a in w}

@@ -1,12 +1,21 @@
-"""What every test shares: a per-user cache directory of its own.
+"""What every test shares: a per-user cache directory of its own, and bytecode caches.
 
 ownlint keeps its result cache (and the key that seals it) in the user's cache
 directory; a test must neither read the cache of whoever runs the suite nor
 leave entries in it. Subprocesses inherit the variables.
+
+Python's bytecode caches are written as Python writes them by default, even
+where the environment says not to (`PYTHONDONTWRITEBYTECODE`, set on some CI
+images): the suite starts a few hundred interpreters (the CLI, the language
+server, spawned workers), and each would otherwise compile ownlint's source
+again, and each pytest worker would rewrite every test module's asserts
+again. The caches go to the `__pycache__` folders `.gitignore` lists.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import hypothesis_profiles  # noqa: F401  (registers the profiles)
@@ -17,6 +26,9 @@ from hypothesis import settings
 # (the hypothesis plugin reads it after this file) picks another
 # (hypothesis_profiles.py)
 settings.load_profile("quick")
+
+sys.dont_write_bytecode = False  # this process: the test modules imported after this file, and what they import
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the interpreters the tests start
 
 
 @pytest.fixture(autouse=True)

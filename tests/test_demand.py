@@ -2,60 +2,20 @@
 touch a tracked value is analysed only when a caller needs its summary, and
 that loses no finding.
 
-The proof on the fixtures: every fixture (a file alone, a `*_pkg` directory
-as one project, with its directory's `models.toml`) is analysed with and
-without it, in this process, and every report (findings with their
-positions, stories and messages, and error entries) is the same; enough
-functions must have been found inert, or the comparison would prove nothing.
+The proof on the fixtures is `tests/test_selection.py` (every fixture gives
+the same reports with and without demand, and enough functions are found
+inert there); these tests are demand's own cases.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from test_relevance import _models, _shown, _sources, _targets
+from test_relevance import _shown
 
 from ownlint.checks import CHECKERS
-from ownlint.diagnostics import FileReport
-from ownlint.engine.modelling.models import ModelSet, load_models
+from ownlint.engine.modelling.models import load_models
 from ownlint.engine.program.project import analyze_project
 from ownlint.engine.program.sources import EngineOptions, SourceFile
 from ownlint.engine.program.whole_program import Project
-
-
-def _with_demand(sources: list[SourceFile], ms: ModelSet) -> tuple[list[FileReport], int]:
-    """The reports with demand, and how many functions it found inert."""
-    found: list[int] = []
-    real = Project.__init__
-
-    def spy(self: Project, *args: object, **kwargs: object) -> None:
-        real(self, *args, **kwargs)  # type: ignore[arg-type]
-        found.append(len(self.inert))
-
-    Project.__init__ = spy  # type: ignore[method-assign]
-    try:
-        reports = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS, demand=True))
-    finally:
-        Project.__init__ = real  # type: ignore[method-assign]
-    return reports, sum(found)
-
-
-def test_every_fixture_gives_the_same_reports_with_and_without_demand() -> None:
-    models: dict[Path, ModelSet] = {}
-    compared = 0
-    inert = 0
-    for target, files in _targets():
-        sources = _sources(files)
-        if not sources:
-            continue
-        ms = _models(target, models)
-        with_demand, found = _with_demand(sources, ms)
-        inert += found
-        without = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS))
-        assert _shown(with_demand) == _shown(without), target
-        compared += 1
-    assert compared > 200
-    assert inert >= 100, inert  # the comparison covers functions found inert
 
 
 def _inert(source: str) -> set[str]:

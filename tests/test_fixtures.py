@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from ownlint import api
+from ownlint import api, runner
 from ownlint.config import default_config
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -78,6 +78,11 @@ def difference(
 
 def check_fixture(target: Path, files: list[Path], monkeypatch: pytest.MonkeyPatch, root: Path = FIXTURES) -> None:
     monkeypatch.chdir(root)
+    # the engine in this process: what a fixture asks for is the findings, and a worker forked
+    # from a test process (large, with pytest and hypothesis loaded) for each of some 300
+    # fixtures cost a third of these tests' time; the workers are tested on the same fixtures
+    # by tests/test_runner.py (one job and two, forked and spawned) and the `slow` whole-tree runs
+    monkeypatch.setattr(runner, "ISOLATE", False)
     config = default_config(root)
     model = (target if target.is_dir() else target.parent) / "models.toml"
     if model.is_file():

@@ -1,12 +1,9 @@
 """Relevance below the file (engine/frontend/relevance.py): only the sections that can
 hold a tracked value are parsed and analysed, and that loses no finding.
 
-The proof on the fixtures: every fixture (a file alone, a `*_pkg` directory
-as one project, with its directory's `models.toml`) is analysed with and
-without the selection, in this process, and every report (findings with
-their positions, stories and messages, and error entries) is the same; the
-selection must have skipped sections in a good part of them, or the
-comparison would prove nothing.
+The proof on the fixtures is `tests/test_selection.py` (every fixture gives
+the same reports with and without the selection; its helpers for reading the
+fixtures are here); these tests are the selection's own cases.
 """
 
 from __future__ import annotations
@@ -56,25 +53,6 @@ def _models(target: Path, cache: dict[Path, ModelSet]) -> ModelSet:
 
 def _shown(reports: list[FileReport]) -> list[object]:
     return [(r.path, sorted(map(repr, r.diagnostics)), sorted(map(repr, r.errors))) for r in reports]
-
-
-def test_every_fixture_gives_the_same_reports_with_and_without_the_selection() -> None:
-    models: dict[Path, ModelSet] = {}
-    skipped = 0
-    compared = 0
-    for target, files in _targets():
-        sources = _sources(files)
-        if not sources:
-            continue
-        ms = _models(target, models)
-        texts = relevance.kept_texts(sources, unique_module_names(sources), ms)
-        skipped += any(t is not f.source for (t, _), f in zip(texts, sources, strict=True))
-        with_selection = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS, sections=True))
-        without = analyze_project(sources, ms, EngineOptions(checkers=CHECKERS))
-        assert _shown(with_selection) == _shown(without), target
-        compared += 1
-    assert compared > 200
-    assert skipped >= 5, skipped  # the comparison covers files whose sections were skipped
 
 
 def _kept(source: str, name: str = "mod.py") -> str:

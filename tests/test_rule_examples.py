@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_fixtures import EXPECT, difference, expectations
 
-from ownlint import api
+from ownlint import api, runner
 from ownlint.config import default_config
 from ownlint.registry import all_rules, example_source, shown
 
@@ -42,6 +42,7 @@ def check(
     source = example_source(text)
     (tmp_path / name).write_text(source, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "ISOLATE", False)  # in this process, as tests/test_fixtures.py's check_fixture says why
     config = default_config(tmp_path)
     result = api.check_paths([tmp_path / name], replace(config, select=(*config.select, *select)))
     assert not result.errors, "\n".join(f"{e.path}: {e.message}" for e in result.errors)

@@ -87,7 +87,8 @@ def one_job() -> str:
     return json.dumps(as_data(runner.analyze(corpus(), MODELS, OPTIONS, jobs=1)))
 
 
-@pytest.mark.parametrize("start", ["default", "spawn"])
+# spawn: the whole fixture tree in fresh interpreters, end to end (`slow`, as the other such runs)
+@pytest.mark.parametrize("start", ["default", pytest.param("spawn", marks=pytest.mark.slow)])
 @CORPUS_GROUP
 def test_parallel_output_is_identical_to_one_job(monkeypatch: pytest.MonkeyPatch, start: str) -> None:
     monkeypatch.setattr(runner, "PARALLEL_MIN_LINES", 0)  # use the worker processes even for this small set

@@ -63,7 +63,7 @@ nothing to find. The test is on words, so a word that is not what it looks
 like (a local that shares a method's name) can only make a function not
 inert, never the reverse.
 
-`tests/test_demand.py` runs every fixture with and without it and compares
+`tests/test_selection.py` runs every fixture with and without it and compares
 the findings.
 """
 

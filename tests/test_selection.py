@@ -1,0 +1,76 @@
+"""The selection loses no finding: every fixture gives the same reports with
+and without relevance below the file (engine/frontend/relevance.py) and with
+and without demand inside the project (engine/program/demand.py).
+
+Every fixture (a file alone, a `*_pkg` directory as one project, with its
+directory's `models.toml`) is analysed three ways, in this process: with
+neither, with the sections selected, and with demand; every report
+(findings with their positions, stories and messages, and error entries) is
+the same. The fixtures are split into shards so that `pytest -n` spreads
+them over its workers, and the analysis with neither is made once for both
+comparisons. `test_the_comparison_covers_skipped_sections_and_inert_functions`
+checks that the comparison proves something: the selection skipped sections
+in a good part of the fixtures, and demand found enough functions inert.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_relevance import _models, _shown, _sources, _targets
+
+from ownlint.checks import CHECKERS
+from ownlint.engine.frontend import relevance
+from ownlint.engine.modelling.models import ModelSet
+from ownlint.engine.program.project import analyze_project, unique_module_names
+from ownlint.engine.program.sources import EngineOptions
+from ownlint.engine.program.whole_program import Project
+
+SHARDS = 12
+PLAIN = EngineOptions(checkers=CHECKERS)
+SECTIONS = EngineOptions(checkers=CHECKERS, sections=True)
+DEMAND = EngineOptions(checkers=CHECKERS, demand=True)
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_every_fixture_gives_the_same_reports_with_and_without_the_selection_and_demand(shard: int) -> None:
+    models: dict[Path, ModelSet] = {}
+    compared = 0
+    for target, files in _targets()[shard::SHARDS]:
+        sources = _sources(files)
+        if not sources:
+            continue
+        ms = _models(target, models)
+        without = _shown(analyze_project(sources, ms, PLAIN))
+        assert _shown(analyze_project(sources, ms, SECTIONS)) == without, (target, "sections")
+        assert _shown(analyze_project(sources, ms, DEMAND)) == without, (target, "demand")
+        compared += 1
+    assert compared > 200 // SHARDS
+
+
+def test_the_comparison_covers_skipped_sections_and_inert_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sections skipped in at least 5 fixtures, and at least 100 functions
+    found inert, over the fixtures the test above compares (what demand finds
+    inert is known once the project is built: its analysis is left out here)."""
+    inert: list[int] = []
+    real = Project.__init__
+
+    def spy(self: Project, *args: object, **kwargs: object) -> None:
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+        inert.append(len(self.inert))
+
+    monkeypatch.setattr(Project, "__init__", spy)
+    monkeypatch.setattr(Project, "analyze_unit", lambda self, unit: [])
+    models: dict[Path, ModelSet] = {}
+    skipped = 0
+    for target, files in _targets():
+        sources = _sources(files)
+        if not sources:
+            continue
+        ms = _models(target, models)
+        texts = relevance.kept_texts(sources, unique_module_names(sources), ms)
+        skipped += any(t is not f.source for (t, _), f in zip(texts, sources, strict=True))
+        analyze_project(sources, ms, DEMAND)
+    assert skipped >= 5, skipped
+    assert sum(inert) >= 100, sum(inert)

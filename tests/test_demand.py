@@ -3,8 +3,8 @@ touch a tracked value is analysed only when a caller needs its summary, and
 that loses no finding.
 
 The proof on the fixtures is `tests/test_selection.py` (every fixture gives
-the same reports with and without demand, and enough functions are found
-inert there); these tests are demand's own cases.
+the same reports with and without the selection and demand, as a run has
+them both, and enough functions are found inert there); these tests are demand's own cases.
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import functools
 from pathlib import Path
 
 import libcst as cst
@@ -47,32 +46,27 @@ def statement_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return out
 
 
-@functools.cache
-def statements_of_file(path: Path) -> dict[cst.CSTNode, cst.CSTNode]:
-    """`statement_of` the shared tree of `path` (each fixture is read with three kinds of hints)."""
-    return statement_of(libcst_tree(path))
-
-
-@pytest.mark.parametrize("hints", ["none", "right", "wrong"])
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
-def test_fast_positions_equal_libcst_positions(path: Path, hints: str) -> None:
+def test_fast_positions_equal_libcst_positions(path: Path) -> None:
+    """Each fixture read with three kinds of hints (in one test: libcst's
+    positions of the file, the reference, are made once)."""
     source = path.read_text(encoding="utf-8")
     module = libcst_tree(path)
     nodes = [n for n in walk(module) if isinstance(n, REPORTED)]
-    stmts = statements_of_file(path)
-    if hints == "none":
-        wanted: dict[cst.CSTNode, cst.CSTNode | None] = dict.fromkeys(nodes)
-    elif hints == "right":
-        wanted = {n: stmts.get(n) for n in nodes}
-    else:  # a wrong hint costs time, never a wrong position
-        first = next(n for n in walk(module) if isinstance(n, cst.BaseSmallStatement))
-        wanted = {n: first for n in nodes}
+    stmts = statement_of(module)
+    first = next(n for n in walk(module) if isinstance(n, cst.BaseSmallStatement))
     expected = libcst_spans_of(path)
-    fast = positions.spans(module, source, wanted)
-    assert {n: expected[n] for n in fast} == fast
     # everything but string patterns of `match` cases (never reported) is placed the fast way
     in_patterns = {n for case in walk(module) if isinstance(case, cst.MatchCase) for n in walk(case.pattern)}
-    assert wanted.keys() - in_patterns <= fast.keys()
+    hints: dict[str, dict[cst.CSTNode, cst.CSTNode | None]] = {
+        "none": dict.fromkeys(nodes),
+        "right": {n: stmts.get(n) for n in nodes},
+        "wrong": {n: first for n in nodes},  # a wrong hint costs time, never a wrong position
+    }
+    for kind, wanted in hints.items():
+        fast = positions.spans(module, source, wanted)
+        assert {n: expected[n] for n in fast} == fast, kind
+        assert wanted.keys() - in_patterns <= fast.keys(), kind
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 hold a tracked value are parsed and analysed, and that loses no finding.
 
 The proof on the fixtures is `tests/test_selection.py` (every fixture gives
-the same reports with and without the selection; its helpers for reading the
+the same reports with and without the selection and demand, as a run has
+them both; its helpers for reading the
 fixtures are here); these tests are the selection's own cases.
 """
 

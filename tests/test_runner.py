@@ -87,8 +87,10 @@ def one_job() -> str:
     return json.dumps(as_data(runner.analyze(corpus(), MODELS, OPTIONS, jobs=1)))
 
 
-# spawn: the whole fixture tree in fresh interpreters, end to end (`slow`, as the other such runs)
-@pytest.mark.parametrize("start", ["default", pytest.param("spawn", marks=pytest.mark.slow)])
+# the whole fixture tree in worker processes, forked or spawned (`slow`, as the other such runs);
+# the property tests of tests/test_properties.py compare jobs on generated programs in every run
+@pytest.mark.slow
+@pytest.mark.parametrize("start", ["default", "spawn"])
 @CORPUS_GROUP
 def test_parallel_output_is_identical_to_one_job(monkeypatch: pytest.MonkeyPatch, start: str) -> None:
     monkeypatch.setattr(runner, "PARALLEL_MIN_LINES", 0)  # use the worker processes even for this small set
@@ -310,7 +312,9 @@ def test_machine_output_does_not_import_rich(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["findings"]
 
 
-def test_the_collector_is_handed_back_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_collector_is_handed_back_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
     """The trees are frozen out of the cyclic collector and the analysis runs
     with a larger youngest generation; afterwards everything is as before."""
     import gc
@@ -323,6 +327,9 @@ def test_the_collector_is_handed_back_as_it_was(monkeypatch: pytest.MonkeyPatch)
         return real(self, unit)  # type: ignore[arg-type]
 
     monkeypatch.setattr(project.Project, "analyze_unit", spy)
+    if not gc.isenabled():  # the collector as a program has it (an earlier test's library may leave it off)
+        gc.enable()
+        request.addfinalizer(gc.disable)
     before = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count())
     project.analyze_project(fixture_sources()[:5], MODELS, OPTIONS)
     assert (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()) == before

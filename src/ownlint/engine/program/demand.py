@@ -63,8 +63,8 @@ nothing to find. The test is on words, so a word that is not what it looks
 like (a local that shares a method's name) can only make a function not
 inert, never the reverse.
 
-`tests/test_selection.py` runs every fixture with and without it and compares
-the findings.
+`tests/test_selection.py` runs every fixture with and without it (and the
+sections, as a run has both) and compares the findings.
 """
 
 from __future__ import annotations

@@ -26,6 +26,12 @@ A release by method that may run twice (`idempotent`: a `close()` that
 resets its object's handle) gets only the use mutant.
 A release whose statement is a `return`, or a compound statement's header,
 is skipped too (a copy would be unreachable, or not a statement).
+A release of a handle the statement itself takes out of a container
+(`cudaFree(self.device_memories.pop(name))`) is skipped: the copy takes out
+another one (or raises `KeyError`), and the inserted use would take out yet
+another, so neither mutant releases or uses the released handle again.
+A statement of a nested function is one site, not one more for each
+function around it.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ from ownlint.config import Config, default_config
 from ownlint.engine.modelling.models import load_models
 
 USE = "_seeded_use"
+# methods that take their value out of the container they are called on
+TAKE_OUT = frozenset({"pop", "popleft", "popitem"})
 
 
 @dataclass(frozen=True)
@@ -114,14 +122,16 @@ def sites_in(
         return []
     lines = text.splitlines()
     found = []
+    seen: set[int] = set()  # the statements already looked at (a nested function's are its outer one's too)
     for fn in ast.walk(tree):
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         made_by = _creators_of_names(fn)
         deferred = _in_lambda(fn)
         for stmt in ast.walk(fn):
-            if not isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign):
+            if not isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign) or id(stmt) in seen:
                 continue
+            seen.add(id(stmt))
             for call in ast.walk(stmt):
                 if not isinstance(call, ast.Call) or id(call) in deferred:
                     continue
@@ -137,7 +147,7 @@ def sites_in(
                         handle = receiver
                         twice = bool(made_by[receiver.id] & (again or {}).get(name, set()))
                 # `cudaFree(0)` (the idiom that creates the runtime's context) frees nothing
-                if handle is None or isinstance(handle, ast.Starred | ast.Constant):
+                if handle is None or isinstance(handle, ast.Starred | ast.Constant) or _takes_out(handle):
                     continue
                 segment = ast.get_source_segment(text, handle)
                 if segment is None or "\n" in segment:
@@ -150,6 +160,14 @@ def sites_in(
                 found.append(Site(path, name or "", stmt.lineno, end, indent, segment, twice))
                 break
     return found
+
+
+def _takes_out(handle: ast.expr) -> bool:
+    """`d.pop(k)` somewhere in `handle`: each evaluation takes out another value."""
+    return any(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in TAKE_OUT
+        for c in ast.walk(handle)
+    )
 
 
 def _creators_of_names(fn: ast.AST) -> dict[str, set[str]]:

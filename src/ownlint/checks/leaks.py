@@ -94,7 +94,14 @@ _ADDS = frozenset({"append", "appendleft", "extend", "insert", "add"})
 
 class LeakChecker(Checker):
     def on_call_pre(self, e: CallPre, out: Findings) -> None:
-        """A handle added to a container field (`self.bufs.append(p)`), before the call hands it off."""
+        """A handle added to a container field (`self.bufs.append(p)`), before
+        the call hands it off; a call that ends the process (`sys.exit`, the
+        models' `ends-process`) takes every handle held with it: none leaks there."""
+        if e.callee in out.models.ends_process:
+            for obj, fact in list(out.facts()):
+                if type(fact) is Held:
+                    out.set_fact(obj, None)
+            return
         if e.model is None and e.method and e.callee.rpartition(".")[2] in _ADDS:
             key = e.callee.rpartition(".")[0]
             for _, value in e.args:

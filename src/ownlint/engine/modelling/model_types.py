@@ -279,6 +279,9 @@ class ModelSet:
     raising_blocks: set[str] = field(default_factory=set)
     # calls that never return (`pytest.skip`, `sys.exit`), qualified
     no_return: set[str] = field(default_factory=set)
+    # calls that end the process (`sys.exit`), qualified: nothing the program
+    # holds outlives them, so no handle leaks on the way out
+    ends_process: set[str] = field(default_factory=set)
     capsules: CapsuleModel = field(default_factory=CapsuleModel)
     threads: ThreadModel = field(default_factory=ThreadModel)
     host_task: HostTaskModel = field(default_factory=HostTaskModel)

@@ -64,6 +64,7 @@ _VALUE_KEYS = {
     "finalizers": "finalizers",
     "expects-raise": "raising_blocks",
     "no-return": "no_return",
+    "ends-process": "ends_process",
 }
 
 

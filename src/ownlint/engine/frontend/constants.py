@@ -10,21 +10,28 @@ function does shadow it, as for every constant)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 from ownlint.engine.evaluator.typestate import fold, literal
 from ownlint.engine.evaluator.typestate_base import Unit
 from ownlint.engine.frontend.names import ModuleNames
+from ownlint.engine.frontend.walk import walk
 from ownlint.engine.modelling.models import ModelSet
 from ownlint.engine.values import linear
 from ownlint.engine.values.memory import as_lin, lin_value
 from ownlint.engine.values.values import Const, Lin, Sym, Val, int_value
 
 
-def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None) -> dict[str, Val]:
+def module_constants(
+    module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None, source: str = ""
+) -> dict[str, Val]:
     """Module-level names bound exactly once, to a literal, the page size, or
-    arithmetic on those (folded: sizes and offsets are known where they are used)."""
-    counts: dict[str, int] = {}
+    arithmetic on those (folded: sizes and offsets are known where they are used),
+    and never declared `global` in a function (`_ctx = None` at the top of a
+    module whose functions set `_ctx` is no constant)."""
+    counts: dict[str, int] = dict.fromkeys(_declared_global(module) if "global" in source or not source else (), 2)
     values: dict[str, cst.BaseExpression] = {}
     for stmt in module.body:
         if type(stmt) is not cst.SimpleStatementLine:
@@ -46,6 +53,11 @@ def module_constants(module: cst.Module, names: ModuleNames, models: ModelSet, p
         if v is not None:
             out[name] = v
     return out
+
+
+def _declared_global(module: cst.Module) -> set[str]:
+    """The names some function of the module declares `global` (it may bind them)."""
+    return {x.name.value for n in walk(module) if type(n) is cst.Global for x in cast(cst.Global, n).names}
 
 
 def _const_expr(

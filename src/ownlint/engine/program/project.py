@@ -351,7 +351,7 @@ def _load(
         return None
     try:
         names = collect_names(module, modname, is_package=f.path.endswith("__init__.py"), source=f.source)
-        constants = module_constants(module, names, models, options.page_size)
+        constants = module_constants(module, names, models, options.page_size, f.source)
     except RecursionError:
         report.errors.append(FileError(f.path, "too deeply nested to analyse"))
         return None

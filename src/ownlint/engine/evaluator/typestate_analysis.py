@@ -21,6 +21,7 @@ from ownlint.engine.evaluator.typestate_base import (
     _Dead,
     _declared_outer,
     _Fork,
+    bound_names,
     literal,
     target_key,
 )
@@ -73,6 +74,7 @@ class FunctionAnalysis:
         self.page_size: int | None = None  # None: the symbol P
         # `global` / `nonlocal` names (none to look for where the text has neither word)
         self.outer_names = _declared_outer(cfg.node) if unit.declares_outer else set()
+        self._bound: set[str] | None = None  # the names it binds itself (`binds`), made when first asked
         self.captured: dict[int, set[str]] = {}  # nested function or lambda -> the names it uses
         self.cfg = cfg
         self.models = models
@@ -256,6 +258,15 @@ class FunctionAnalysis:
             obj = self.sites[key] = Instance(-1_000_000 - len(self.sites), cls, attr)
             obj.key = f"<{self.self_name}.{attr}>"
         return obj
+
+    def binds(self, name: str) -> bool:
+        """Whether the function binds `name` itself (a local, or a parameter),
+        rather than reading it from an enclosing function or the module."""
+        if name in self.params:
+            return True
+        if self._bound is None:
+            self._bound = bound_names(self.cfg.node)
+        return name in self._bound
 
     def global_object(self, name: str) -> Instance | None:
         """What the module global `name` holds, read in a function that does

@@ -11,7 +11,7 @@ import ast
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -198,6 +198,60 @@ def _declared_outer(node: cst.CSTNode) -> set[str]:
         if type(n) is cst.Global or type(n) is cst.Nonlocal
         for x in n.names
     }
+
+
+def bound_names(node: cst.CSTNode) -> set[str]:
+    """The names a function binds itself (its locals, its parameters aside):
+    assignment, `for`, `with ... as`, `except ... as`, walrus, `del`, import,
+    `def` and `class` targets, not in nested functions, lambdas, classes or
+    comprehensions (whose names are their own). Those it declares `global` or
+    `nonlocal` are the outer scope's, not its own."""
+    if type(node) is not cst.FunctionDef:
+        return set()
+    out: set[str] = set()
+    declared: set[str] = set()
+    for n in walk(node.body, into_scopes=False):
+        kind = type(n)
+        if kind is cst.AssignTarget:
+            _target_names(cast(cst.AssignTarget, n).target, out)
+        elif kind is cst.AnnAssign or kind is cst.AugAssign:
+            _target_names(cast(cst.AnnAssign, n).target, out)
+        elif kind is cst.For:
+            _target_names(cast(cst.For, n).target, out)
+        elif kind is cst.AsName:
+            _target_names(cast(cst.AsName, n).name, out)
+        elif kind is cst.NamedExpr:
+            _target_names(cast(cst.NamedExpr, n).target, out)
+        elif kind is cst.Del:
+            _target_names(cast(cst.Del, n).target, out)
+        elif kind is cst.ImportAlias:
+            alias = cast(cst.ImportAlias, n)
+            if alias.asname is None:
+                head = alias.name
+                while type(head) is cst.Attribute:
+                    head = head.value
+                _target_names(head, out)
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
+            out.add(cast(cst.FunctionDef, n).name.value)
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            declared.update(x.name.value for x in cast(cst.Global, n).names)
+        elif kind is cst.MatchAs or kind is cst.MatchStar:
+            name = cast(cst.MatchAs, n).name
+            if name is not None:
+                out.add(name.value)
+    return out - declared
+
+
+def _target_names(target: cst.BaseExpression, out: set[str]) -> None:
+    """The plain names `target` binds (those of a tuple or list target too)."""
+    kind = type(target)
+    if kind is cst.Name:
+        out.add(cast(cst.Name, target).value)
+    elif kind is cst.Tuple or kind is cst.List:
+        for el in cast(cst.Tuple, target).elements:
+            _target_names(el.value, out)
+    elif kind is cst.StarredElement:
+        _target_names(cast(cst.StarredElement, target).value, out)
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:

@@ -5,6 +5,7 @@ a `return` does to the handles and mappings it hands back."""
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import cast
 
@@ -39,7 +40,23 @@ class ExprEval:
             return self.fa.unit.constants[node.value]
         if node.value in self.fa.names.imports:
             return Sym(self.fa.names.imports[node.value])
-        return self.fa.global_object(node.value)
+        held = self.fa.global_object(node.value)
+        if held is not None:
+            return held
+        return self._outer(node)
+
+    def _outer(self, node: cst.Name) -> Val:
+        """A name the function does not bind, read before anything here bound it:
+        an enclosing function's variable (a closure's) or a module global, the
+        same object at each read until it may have changed (an access path of
+        its own, paths.py: a call no model describes may rebind a global).
+        Not a builtin, nor a function or class of the module (values that hold
+        no handle), nor a local read where this path has not bound it yet."""
+        name = node.value
+        fa = self.fa
+        if fa.binds(name) or name in fa.names.functions or name in fa.names.classes or hasattr(builtins, name):
+            return None
+        return self.ev.paths.read(node)
 
     def expr_Attribute(self, node: cst.Attribute) -> Val:
         key = target_key(node, self.fa.self_name, self.ev.st.env)

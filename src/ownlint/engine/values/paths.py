@@ -156,7 +156,9 @@ class PathsEval:
             self._forget_literal(root)
         objs = self.rooted.get(root)
         if objs:
-            self._forget(objs, None if text == root else text, contents)
+            # a name given to a call still names what it named (a callee cannot
+            # rebind it): what is under it may have changed, not the name's own path
+            self._forget(objs, text, contents and text != root)
 
     def _forget_literal(self, root: str) -> None:
         env = self.ev.st.env

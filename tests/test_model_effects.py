@@ -70,7 +70,7 @@ def _derived(models: ModelSet, since: frozenset[str] = frozenset()) -> dict[str,
     for table in ("by_last_name", "by_qualified", "by_method"):
         fields[table] = {k: dataclasses.replace(v, entries=()) for k, v in fields[table].items() if k not in since}
     fields["non_raising"] = {n for n in models.non_raising if n not in since}
-    for said_since in ("receiver_methods", "idempotent_releases"):  # no older file can say these
+    for said_since in ("receiver_methods", "idempotent_releases", "ends_process"):  # no older file can say these
         del fields[said_since]
     fields["memory"] = dataclasses.replace(models.memory, descriptor_re=None)  # compiled from descriptor_pattern
     return fields

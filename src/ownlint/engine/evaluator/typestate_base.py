@@ -227,7 +227,7 @@ def bound_names(node: cst.CSTNode) -> set[str]:
         elif kind is cst.ImportAlias:
             alias = cast(cst.ImportAlias, n)
             if alias.asname is None:
-                head = alias.name
+                head: cst.BaseExpression = alias.name
                 while type(head) is cst.Attribute:
                     head = head.value
                 _target_names(head, out)

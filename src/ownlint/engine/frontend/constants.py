@@ -10,8 +10,6 @@ function does shadow it, as for every constant)."""
 
 from __future__ import annotations
 
-from typing import cast
-
 import libcst as cst
 
 from ownlint.engine.evaluator.typestate import fold, literal
@@ -57,7 +55,7 @@ def module_constants(
 
 def _declared_global(module: cst.Module) -> set[str]:
     """The names some function of the module declares `global` (it may bind them)."""
-    return {x.name.value for n in walk(module) if type(n) is cst.Global for x in cast(cst.Global, n).names}
+    return {x.name.value for n in walk(module) if type(n) is cst.Global for x in n.names}
 
 
 def _const_expr(

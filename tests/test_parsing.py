@@ -17,7 +17,15 @@ FIXTURES = sorted((HERE / "fixtures").rglob("*.py"))
 SOURCES = sorted((HERE.parent / "src" / "ownlint").rglob("*.py"))
 
 
-@pytest.mark.parametrize("path", FIXTURES + SOURCES, ids=lambda p: p.name)
+# `parsing.parse_module` is `libcst.parse_module` itself (the earlier version
+# that reached into libcst is gone, see its docstring): a sample of the
+# fixtures (every tenth) and of ownlint's own
+# modules shows nothing wraps it differently; every fixture is parsed
+# through it by the fixture tests anyway.
+SAMPLE = FIXTURES[::10] + SOURCES[::10]
+
+
+@pytest.mark.parametrize("path", SAMPLE, ids=lambda p: p.name)
 def test_same_tree_as_libcst(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     tree = parsing.parse_module(source)

@@ -261,11 +261,12 @@ class FunctionAnalysis:
 
     def binds(self, name: str) -> bool:
         """Whether the function binds `name` itself (a local, or a parameter),
-        rather than reading it from an enclosing function or the module."""
+        rather than reading it from an enclosing function or the module (a
+        name it declares `global` or `nonlocal` is the outer scope's)."""
         if name in self.params:
             return True
         if self._bound is None:
-            self._bound = bound_names(self.cfg.node)
+            self._bound = bound_names(self.cfg.node) - self.outer_names
         return name in self._bound
 
     def global_object(self, name: str) -> Instance | None:

@@ -204,12 +204,12 @@ def bound_names(node: cst.CSTNode) -> set[str]:
     """The names a function binds itself (its locals, its parameters aside):
     assignment, `for`, `with ... as`, `except ... as`, walrus, `del`, import,
     `def` and `class` targets, not in nested functions, lambdas, classes or
-    comprehensions (whose names are their own). Those it declares `global` or
-    `nonlocal` are the outer scope's, not its own."""
+    comprehensions (whose names are their own). Names it declares `global` or
+    `nonlocal` are among them where it assigns them (`_declared_outer` says
+    which are the outer scope's)."""
     if type(node) is not cst.FunctionDef:
         return set()
     out: set[str] = set()
-    declared: set[str] = set()
     for n in walk(node.body, into_scopes=False):
         kind = type(n)
         if kind is cst.AssignTarget:
@@ -233,13 +233,11 @@ def bound_names(node: cst.CSTNode) -> set[str]:
                 _target_names(head, out)
         elif kind is cst.FunctionDef or kind is cst.ClassDef:
             out.add(cast(cst.FunctionDef, n).name.value)
-        elif kind is cst.Global or kind is cst.Nonlocal:
-            declared.update(x.name.value for x in cast(cst.Global, n).names)
         elif kind is cst.MatchAs or kind is cst.MatchStar:
             name = cast(cst.MatchAs, n).name
             if name is not None:
                 out.add(name.value)
-    return out - declared
+    return out
 
 
 def _target_names(target: cst.BaseExpression, out: set[str]) -> None:

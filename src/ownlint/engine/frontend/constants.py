@@ -23,13 +23,13 @@ from ownlint.engine.values.values import Const, Lin, Sym, Val, int_value
 
 
 def module_constants(
-    module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None, source: str = ""
+    module: cst.Module, names: ModuleNames, models: ModelSet, page_size: int | None, source: str
 ) -> dict[str, Val]:
     """Module-level names bound exactly once, to a literal, the page size, or
     arithmetic on those (folded: sizes and offsets are known where they are used),
     and never declared `global` in a function (`_ctx = None` at the top of a
     module whose functions set `_ctx` is no constant)."""
-    counts: dict[str, int] = dict.fromkeys(_declared_global(module) if "global" in source or not source else (), 2)
+    counts: dict[str, int] = dict.fromkeys(_declared_global(module) if "global" in source else (), 2)
     values: dict[str, cst.BaseExpression] = {}
     for stmt in module.body:
         if type(stmt) is not cst.SimpleStatementLine:

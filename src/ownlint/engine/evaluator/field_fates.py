@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ownlint.engine.frontend.names import ModuleNames
+from ownlint.engine.frontend.walk import children
 from ownlint.engine.modelling import effects as fx
 from ownlint.engine.modelling.model_types import CallModel, ModelSet
 
@@ -172,7 +173,7 @@ class _Scan:
                 continue
             if type(n) in (cst.Lambda, cst.FunctionDef):
                 continue
-            stack.extend(n.children)
+            stack.extend(children(n))
         return False
 
     def _whole(self, expr: cst.BaseExpression) -> bool:
@@ -234,7 +235,7 @@ def _mentions_self(expr: cst.BaseExpression, self_name: str) -> bool:
             return True
         if type(n) is cst.Call:
             continue
-        stack.extend(n.children)
+        stack.extend(children(n))
     return False
 
 

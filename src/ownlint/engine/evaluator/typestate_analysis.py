@@ -68,6 +68,7 @@ class FunctionAnalysis:
         self.yielded: dict[Obj, None] = {}
         # what the methods of its class may do to an attribute's value (whole_program.py; None: not a method)
         self.field_fate: Callable[[str, bool], FieldFate | None] = _no_field_fate
+        self.last_in_text: cst.CSTNode | None = None  # the function's last statement in its text (`last_statement`)
         self.asked_class = False  # whether `field_fate` was asked (its results then depend on other methods)
         self.evaluator: Evaluator | None = None  # made at the first element run, then pointed at each (Evaluator.begin)
         self.interop_modules: tuple[str, ...] = ()
@@ -503,14 +504,17 @@ class FunctionAnalysis:
         """Where a path that falls off the function's end from `block` ends: the
         block's last statement, else (an empty block where branches join) the
         function's last statement in its text, else the function."""
-        stmts = [el.stmt for el in self.cfg.blocks[block].elems if el.stmt is not None]
-        if stmts:
-            return stmts[-1]
-        own = {id(el.stmt) for b in self.cfg.blocks for el in b.elems if el.stmt is not None}
-        last: cst.CSTNode = self.cfg.node
-        for node in walk(self.cfg.node):  # in the order of the text
-            if id(node) in own:
-                last = node
+        for el in reversed(self.cfg.blocks[block].elems):
+            if el.stmt is not None:
+                return el.stmt
+        last = self.last_in_text
+        if last is None:  # found once: every path that falls off the end from an empty block ends there
+            own = {id(el.stmt) for b in self.cfg.blocks for el in b.elems if el.stmt is not None}
+            last = self.cfg.node
+            for node in walk(self.cfg.node):  # in the order of the text
+                if id(node) in own:
+                    last = node
+            self.last_in_text = last
         return last
 
     def evaluator_at(self, st: PathState, site: cst.CSTNode) -> Evaluator:

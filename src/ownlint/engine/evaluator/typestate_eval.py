@@ -299,7 +299,7 @@ class Evaluator:
 def _callees(fn: cst.CSTNode, names: ModuleNames) -> set[str]:
     """The qualified callees of the calls in `fn`, outside nested functions and classes."""
     out: set[str] = set()
-    stack = list(fn.children)
+    stack = children(fn)
     while stack:
         node = stack.pop()
         if type(node) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
@@ -308,5 +308,5 @@ def _callees(fn: cst.CSTNode, names: ModuleNames) -> set[str]:
             qualified = names.qualify(node.func)
             if qualified is not None:
                 out.add(qualified)
-        stack.extend(node.children)
+        stack.extend(children(node))
     return out

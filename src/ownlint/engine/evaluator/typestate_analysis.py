@@ -179,6 +179,16 @@ class FunctionAnalysis:
         out, self.violations = self.violations, None
         return out
 
+    def close(self) -> None:
+        """The analysis has ended (`run`, and `summary_later` if wanted): its
+        evaluator is let go (`Evaluator.close`), and so are its states and the
+        hook of the whole program that holds it back (`field_fate`)."""
+        if self.evaluator is not None:
+            self.evaluator.close()
+            self.evaluator = None
+        self.solution = None
+        self.field_fate = _no_field_fate
+
     def summary(self, defaults: tuple[tuple[int, object], ...] = ()) -> Summary:
         """What callers see of this function (after `run`); nothing, past a budget."""
         return self.summary_later(defaults)()

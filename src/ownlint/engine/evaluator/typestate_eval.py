@@ -84,6 +84,8 @@ class Evaluator:
         self.call_made: tuple[Obj, ...] = ()
         self.call_mapped: tuple[Obj, ...] = ()
         self.call_method = False
+        # what the models say of the call `call_pre` last told of: (call, receiver, model), read again by `call_post`
+        self.call_model: tuple[cst.Call, Val, CallModel | None] | None = None
         self.made: Obj | None = None  # the call's value a checker made an object (`result_object`)
         self.subscript_base: Val = None  # the base of the subscript being evaluated (`Indexed`)
         self._callees: frozenset[str] | None = None  # `callees`, once asked
@@ -103,6 +105,14 @@ class Evaluator:
         # node class -> the bound `expr_<Class>` method of the component evaluating it, bound when
         # first met (most functions meet few of the classes)
         self._expr: dict[type, ExprMethod] = {}
+
+    def close(self) -> None:
+        """Drop what this evaluator holds, once its analysis has ended: its
+        components and the checkers' views hold it back (a cycle each), which
+        reference counting alone would never free, so each function's
+        evaluator, with the path states it last saw, would wait for the
+        cyclic collector (measured: 900,000 objects over the dense corpus)."""
+        self.__dict__.clear()
 
     def begin(self, st: PathState, choices: dict[cst.CSTNode, int], site: cst.CSTNode) -> None:
         """Run the next CFG element (its statement: `site`) on `st`, with the forks' `choices`."""
@@ -212,7 +222,11 @@ class Evaluator:
         handlers = self.on["call_post"]
         if not handlers:
             return result
-        model = self.model_of(node, callee, receiver)
+        known = self.call_model
+        if known is not None and known[0] is node and known[1] is receiver:
+            model = known[2]  # as `call_pre` found it
+        else:
+            model = self.model_of(node, callee, receiver)
         event = CallPost(node, callee, args, result, receiver, model, made, method, mapped)
         return self.publish_value(handlers, event, result)
 
@@ -229,7 +243,9 @@ class Evaluator:
 
     def call_pre(self, node: cst.Call, callee: str, args: tuple[tuple[cst.Arg, Val], ...], receiver: Val) -> None:
         """`CallPre`: the call's callee, arguments and receiver are evaluated."""
-        event = CallPre(node, callee, args, receiver, self.model_of(node, callee, receiver), self.call_method)
+        model = self.model_of(node, callee, receiver)
+        self.call_model = (node, receiver, model)
+        event = CallPre(node, callee, args, receiver, model, self.call_method)
         for handler in self.on["call_pre"]:
             handler(event, self)
 

@@ -320,6 +320,7 @@ class Project:
                 (unit, scope.cfg.node, fa.name or scope.cfg.name, fa.steps, fa.size(), own, fa.budget_note)
             )
         summarize = fa.summary_later(scope.defaults) if summary else None
+        fa.close()
         note = (fa.name or scope.cfg.name, fa.budget_note) if fa.budget_note else None
         if note is not None:
             self.budget_notes.append((unit, scope.cfg.node, *note))

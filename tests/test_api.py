@@ -167,7 +167,12 @@ class TestCheckPaths:
         api.check_paths(["."], config)
         assert seen == [
             project.EngineOptions(
-                interop_modules=("mybinding",), page_size=8192, checkers=CHECKERS, sections=True, demand=True
+                interop_modules=("mybinding",),
+                page_size=8192,
+                checkers=CHECKERS,
+                sections=True,
+                demand=True,
+                sections_from=api.SECTIONS_FROM,
             )
         ]
 

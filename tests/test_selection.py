@@ -72,3 +72,33 @@ def test_the_comparison_covers_skipped_sections_and_inert_functions(monkeypatch:
         analyze_project(sources, ms, DEMAND)
     assert skipped >= 5, skipped
     assert sum(inert) >= 100, sum(inert)
+
+
+def test_a_component_below_sections_from_is_analysed_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sections_from`: a component of fewer characters is neither cut nor
+    given demand (every function analysed), with the same reports; one of at
+    least that many is cut as before."""
+    target, files = next((t, f) for t, f in _targets() if len(f) > 1 and all(p.suffix == ".py" for p in f))
+    sources = _sources(files)
+    size = sum(len(s.source) for s in sources)
+    ms = _models(target, {})
+    cut: list[int] = []
+    real_cut, real_init = relevance.kept_texts, Project.__init__
+    demanded: list[bool] = []
+
+    def counting(*args: object) -> object:
+        cut.append(1)
+        return real_cut(*args)  # type: ignore[arg-type]
+
+    def spy(self: Project, units: object, models: object, options: EngineOptions, *rest: object) -> None:
+        demanded.append(options.demand)
+        real_init(self, units, models, options, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(relevance, "kept_texts", counting)
+    monkeypatch.setattr(Project, "__init__", spy)
+    whole = EngineOptions(checkers=CHECKERS, sections=True, demand=True, sections_from=size + 1)
+    assert _shown(analyze_project(sources, ms, whole)) == _shown(analyze_project(sources, ms, PLAIN))
+    assert (cut, demanded) == ([], [False, False])
+    at_size = EngineOptions(checkers=CHECKERS, sections=True, demand=True, sections_from=size)
+    assert _shown(analyze_project(sources, ms, at_size)) == _shown(analyze_project(sources, ms, PLAIN))
+    assert (cut, demanded) == ([1], [False, False, True, False])

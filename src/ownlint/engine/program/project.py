@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import gc
 import re
 import warnings
@@ -196,6 +197,8 @@ def _analyze_project(
     modnames = unique_module_names(files)
     units: list[Unit | None] = []
     sink = ViolationSink()
+    if options.sections and sum(len(f.source) for f in files) < options.sections_from:
+        options = dataclasses.replace(options, sections=False, demand=False)
     kept = (
         relevance.kept_texts(files, modnames, models)
         if options.sections and not options.incremental

@@ -39,12 +39,12 @@ class EngineOptions:
     # parse and analyse only the top-level sections that can hold a tracked value (engine/frontend/relevance.py);
     # the driver asks for it where it applies the prefilter (the engine analyses all it is given otherwise)
     sections: bool = False
-    # ... and `demand` too, only in a component of at least this many characters: a smaller one is analysed
-    # whole, every function of it (the driver's choice, as `sections` is; 0: every component is cut)
-    sections_from: int = 0
     # analyse a function that cannot touch a tracked value (engine/program/demand.py) only when a caller
     # needs its summary; the driver asks for it with `sections`
     demand: bool = False
+    # `sections` and `demand` apply only to a component of at least this many characters: a smaller one is
+    # analysed whole, every function of it (the driver's choice, as both are; 0: every component)
+    sections_from: int = 0
     # the rule families that read the analysis (events.Checker), as "module:Class";
     # ownlint.checks.CHECKERS names ownlint's own
     checkers: tuple[str, ...] = ()

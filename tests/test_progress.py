@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 import time
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from ownlint import api
+from ownlint import api, processes
 from ownlint.checks import CHECKERS
 from ownlint.cli import make_console
 from ownlint.config import default_config
@@ -39,13 +40,16 @@ def test_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(progress_for(FakeTerminal()), ProgressBar)
 
 
-def test_a_quick_run_draws_nothing() -> None:
+def test_a_quick_run_draws_nothing_and_leaves_no_thread() -> None:
+    threads = threading.active_count()
     out = io.StringIO()
     with ProgressBar(terminal_console(out), delay=30.0) as bar:
         bar.start(3)
+        assert threading.active_count() == threads + 1  # the bar's timer
         bar.advance(3)
     assert out.getvalue() == ""
     assert not bar.shown
+    assert threading.active_count() == threads  # ended when the run did, not some moment later
 
 
 def test_a_long_run_draws_the_bar_then_removes_it() -> None:
@@ -153,7 +157,13 @@ def test_progress_advances_within_one_component_as_the_worker_goes(
         time.sleep(0.4)  # slower than the parent looks (workers.PROGRESS_SECONDS), so that it sees each file
         return real(self, unit)
 
-    # the worker is forked from this process (pytest's own has one thread) and inherits the slow engine
+    # the worker is forked from this process and inherits the slow engine; forking needs this process to
+    # have one thread, so first let any thread an earlier test left (rich's refresh thread ends just after
+    # its bar stops, unjoined) end: under pytest-xdist the bar's tests may run just before this one
+    deadline = time.monotonic() + 10
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert processes.can_fork(), [t.name for t in threading.enumerate()]
     monkeypatch.setattr(project.Project, "analyze_unit", slow)
     events: list[tuple[str, int]] = []
 

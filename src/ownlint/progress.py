@@ -58,10 +58,13 @@ class ProgressBar:
         """Take the bar away (if it was drawn); nothing is drawn after this."""
         with self._lock:
             self._over = True
-            if self._timer is not None:
-                self._timer.cancel()
+            timer = self._timer
+            if timer is not None:
+                timer.cancel()
             if self._shown:
                 self._progress.stop()
+        if timer is not None and timer is not threading.current_thread():
+            timer.join()  # no thread of ours outlives the run (one about stops later runs forking their workers)
 
     @property
     def shown(self) -> bool:

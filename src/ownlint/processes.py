@@ -1,7 +1,8 @@
 """What the runner and its worker processes need of the operating system:
 whether workers may be forked (`can_fork`), how many (`default_jobs`),
 the engine loaded quietly (`load_engine`), a worker that ends with its
-parent (`die_with_parent`), and workers that never import from the
+parent (`die_with_parent`), a Ctrl-C that waits until a worker has started
+(`interrupt_deferred`), and workers that never import from the
 checked tree (`own_import_path`, `clean_start`).
 
 Analysed code never runs: a process of ownlint imports only from ownlint's
@@ -78,6 +79,31 @@ def clean_start() -> Iterator[None]:
             else:
                 os.environ["PYTHONSAFEPATH"] = safe
             sys.path[:] = path
+
+
+@contextlib.contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """A Ctrl-C (SIGINT) while it lasts takes effect when it ends, as a
+    KeyboardInterrupt raised there. For starting a process: multiprocessing
+    makes its bookkeeping of a new process (a `Finalize` for its pipe, its
+    shared memory) in steps, and an interrupt between two of them leaves one
+    half made, which prints "Exception ignored in: <Finalize object, dead>"
+    and a traceback when it dies. Python runs signal handlers in the main
+    thread only; in another thread, or where SIGINT is not Python's default
+    handler (someone else's), this does nothing."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    seen: list[int] = []
+    signal.signal(signal.SIGINT, lambda number, frame: seen.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if seen:
+        raise KeyboardInterrupt
 
 
 def can_fork() -> bool:

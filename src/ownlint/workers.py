@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ownlint.engine.frontend import prefilter
-from ownlint.processes import clean_start, die_with_parent, load_engine_alone, own_import_path
+from ownlint.processes import clean_start, die_with_parent, interrupt_deferred, load_engine_alone, own_import_path
 
 if TYPE_CHECKING:
     import multiprocessing.context
@@ -396,8 +396,9 @@ class Pool(Generic[T]):
             if worker.process.is_alive():
                 return worker
             self._end(worker)
-        worker = _Worker(self.context, self.args)
-        self.workers.append(worker)
+        with interrupt_deferred():  # a Ctrl-C now would leave multiprocessing's bookkeeping half made
+            worker = _Worker(self.context, self.args)
+            self.workers.append(worker)
         return worker
 
     def _end(self, worker: _Worker) -> None:

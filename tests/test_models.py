@@ -137,3 +137,41 @@ def test_a_user_model_finds_a_double_free_in_its_binding(tmp_path: Path) -> None
         text=True,
     )
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
+
+
+def test_model_files_are_parsed_once_while_their_bytes_stay_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every check loads the models (an editor's, on every keystroke): 19
+    bundled TOML files, some 50 ms. Files whose bytes have not changed give
+    the models already made; an edit, a file added or the order changed
+    loads them again; an older-format file warns on every load, as before."""
+    import warnings
+
+    from ownlint.engine.modelling import models as loading
+    from ownlint.engine.modelling.models import ModelWarning, load_model_files
+
+    parsed: list[bytes] = []
+
+    def counting(data: bytes) -> dict[str, object]:
+        parsed.append(data)
+        return parse_toml(data)
+
+    monkeypatch.setattr(loading, "parse_toml", counting)
+    mine, old = tmp_path / "mine.toml", tmp_path / "old.toml"
+    mine.write_text(USER_MODEL, encoding="utf-8")
+    old.write_text('[model]\nname = "old"\n\n[[create]]\nfunctions = ["oldAlloc"]\nout = -1\n', encoding="utf-8")
+    first = load_model_files([mine])
+    assert load_model_files([mine]) is first and len(parsed) == 1
+    mine.write_text(USER_MODEL + "\n", encoding="utf-8")  # same models, other bytes: read again
+    assert load_model_files([mine]) is not first and len(parsed) == 2
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", ModelWarning)
+            both = load_model_files([mine, old])
+        assert [type(w.message) for w in said] == [ModelWarning] and "old.toml" in str(said[0].message)
+    assert len(parsed) == 4  # mine and old, once
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        assert load_model_files([old, mine]) is not both
+    assert "mylib.alloc" in first.by_qualified

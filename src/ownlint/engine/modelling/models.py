@@ -79,10 +79,19 @@ def _check_reference_url(meta: TableReader, url: str) -> None:
         meta.fail("reference-url", "at most one `{name}`, and no other braces")
 
 
-def _load_file(path: Path, models: ModelSet) -> None:
+def _read_file(path: Path) -> bytes:
     try:
-        data = parse_toml(read_regular(path, MAX_MODEL_BYTES))
-    except InputError as exc:  # not a regular file, too large, nested too deeply, not valid TOML
+        return read_regular(path, MAX_MODEL_BYTES)
+    except InputError as exc:  # not a regular file, too large
+        raise ModelError(f"{path}: {exc}") from None
+
+
+def _load_file(path: Path, raw: bytes, models: ModelSet) -> list[str]:
+    """Adds the models of one file (its bytes, `raw`) to `models`; what it warns of (ModelWarning)."""
+    said: list[str] = []
+    try:
+        data = parse_toml(raw)
+    except InputError as exc:  # not UTF-8, nested too deeply, not valid TOML
         raise ModelError(f"{path}: {str(exc).replace('invalid TOML', 'not valid TOML')}") from None
     top = TableReader(path, "", data)
     meta = TableReader(path, "[model]", top.get("model", dict, required=True))
@@ -138,11 +147,9 @@ def _load_file(path: Path, models: ModelSet) -> None:
     for entry in entries:
         add_entry(models, entry, context)
     if old:
-        warnings.warn(
+        said.append(
             f"{path}: {', '.join(old)}: the model format before effects; it still loads, but write "
-            "`[[call]]` entries instead (rules/README.md, 'Model files of the older format')",
-            ModelWarning,
-            stacklevel=2,
+            "`[[call]]` entries instead (rules/README.md, 'Model files of the older format')"
         )
     for i, raw in enumerate(tables(top, "borrow-attribute")):
         r = TableReader(path, f"[[borrow-attribute]][{i}]", raw)
@@ -215,6 +222,7 @@ def _load_file(path: Path, models: ModelSet) -> None:
         models.inspect_prefixes = tuple(sorted(set(models.inspect_prefixes) | set(prefixes)))
         v.done()
     top.done()
+    return said
 
 
 def _check_call(r: TableReader, entry: Entry, matching: str, has_ownership: bool) -> None:
@@ -255,14 +263,36 @@ def load_models(extra: Iterable[Path] = ()) -> ModelSet:
     return load_model_files(sorted(builtin_model_dir().glob("*.toml")) + [Path(p) for p in extra])
 
 
+# the model sets last made, by the paths and bytes of their files, with what their files warn of
+_LOADED: dict[tuple[tuple[Path, bytes], ...], tuple[ModelSet, tuple[str, ...]]] = {}
+_KEEP = 8  # sets kept: a run's configurations rarely name more than a few model lists
+
+
 def load_model_files(files: Iterable[Path]) -> ModelSet:
-    """The models of `files` alone, in that order, validated."""
-    models = ModelSet()
-    for path in files:
-        _load_file(path, models)
-        models.files.append(path)
-    models.forbidden = models.forbidden_properties()
-    return models
+    """The models of `files` alone, in that order, validated.
+
+    Every check loads its models, an editor's on every keystroke, and parsing
+    the bundled files is most of a small check's cost; so files whose paths and
+    bytes are those of a set made before give that set (the same object: it is
+    never changed once made). Each file is read every time, so an edit, as
+    any change of a file's bytes, is seen at once; a file that warns
+    (ModelWarning) warns on every load, as if it were parsed again."""
+    read = tuple((path, _read_file(path)) for path in files)
+    made = _LOADED.get(read)
+    if made is None:
+        models = ModelSet()
+        said: list[str] = []
+        for path, raw in read:
+            said += _load_file(path, raw, models)
+            models.files.append(path)
+        models.forbidden = models.forbidden_properties()
+        made = (models, tuple(said))
+        if len(_LOADED) >= _KEEP:
+            del _LOADED[next(iter(_LOADED))]  # the oldest
+        _LOADED[read] = made
+    for message in made[1]:
+        warnings.warn(message, ModelWarning, stacklevel=2)
+    return made[0]
 
 
 __all__ = [

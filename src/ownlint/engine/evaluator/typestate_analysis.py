@@ -25,6 +25,7 @@ from ownlint.engine.evaluator.typestate_base import (
     literal,
     target_key,
 )
+from ownlint.engine.evaluator.typestate_calls import annotated_receivers
 from ownlint.engine.evaluator.typestate_eval import Evaluator
 from ownlint.engine.events import Assume, Death, FrameEnd, WithExit, subscribers
 from ownlint.engine.frontend.cfg import CFG, Block, Edge, Elem
@@ -100,7 +101,11 @@ class FunctionAnalysis:
     # -- driver ------------------------------------------------------------
     def initial(self) -> StateSet:
         env: dict[str, Val] = {p: Param.of(i) for i, p in enumerate(self.params)}
-        env.update(annotated_instances(self))  # `buf: HostBuffer`: an object of a project class
+        instances = annotated_instances(self)  # `buf: HostBuffer`: an object of a project class
+        env.update(instances)
+        for param, cls in annotated_receivers(self).items():  # `mr: MemoryResource`: a receiver of a modelled class
+            if self.params[param.index] not in instances:
+                self.creators[param] = cls
         return StateSet.of([PathState(env, {}, {})])
 
     # Budgets. The states kept at a block grow with the names a function binds

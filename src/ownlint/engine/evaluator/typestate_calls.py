@@ -28,10 +28,48 @@ from ownlint.engine.values.state import (
     HState,
     Step,
 )
-from ownlint.engine.values.values import Addr, BufRef, Const, Dict, Instance, Obj, Prop, Ref, Seq, Sym, Val, objects_in
+from ownlint.engine.values.values import (
+    Addr,
+    BufRef,
+    Const,
+    Dict,
+    Instance,
+    Obj,
+    Param,
+    Prop,
+    Ref,
+    Seq,
+    Sym,
+    Val,
+    objects_in,
+)
 
 if TYPE_CHECKING:
+    from ownlint.engine.evaluator.eval_shared import Analysis
     from ownlint.engine.program.summaries import Summary
+
+
+def annotated_receivers(fa: Analysis) -> dict[Param, str]:
+    """The parameters annotated with a class that some `receiver-of` lists
+    (`def fill(mr: MemoryResource)`, the annotation resolved through the
+    module's imports), each with that class: what the models say of a
+    method on receivers the class made applies to them, as if the class had
+    made them in the function (`CallEval.receiver_model`). The annotation is
+    taken at its word; a string annotation, `Optional[X]` or `X | None` is
+    not read, nor a parameter of a project class (`objects.annotated_instances`)."""
+    node = fa.cfg.node
+    if type(node) is not cst.FunctionDef or not fa.models.receiver_methods:
+        return {}
+    out: dict[Param, str] = {}
+    ps = node.params
+    for param in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        name = param.name.value
+        if param.annotation is None or name == fa.self_name or name not in fa.params:
+            continue
+        qualified = fa.names.qualify(param.annotation.annotation)
+        if qualified is not None and qualified[0] != "?" and fa.models.receives(qualified):
+            out[Param.of(fa.params.index(name))] = qualified
+    return out
 
 
 class CallEval:

@@ -2,7 +2,8 @@
 
 A file can produce a finding only if it names something a model knows (a
 function, a method, an attribute, an environment variable a model file
-lists) or calls a function of the checked tree that can
+lists, a class whose receivers a model gives methods: a parameter may be
+annotated with it) or calls a function of the checked tree that can
 (whose file is itself selected). Everything else is never parsed: that is
 what keeps ownlint near the cost of reading the files on a tree that is
 mostly not interop code.

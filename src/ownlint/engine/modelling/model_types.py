@@ -344,6 +344,17 @@ class ModelSet:
                 found = cm
         return found
 
+    def receives(self, qualified: str) -> bool:
+        """Whether some entry gives methods to receivers that the callee
+        `qualified` made (a `receiver-of` naming it, by its qualified or its
+        last name, as `receiver_method` matches)."""
+        last = qualified.rpartition(".")[2]
+        return any(
+            qualified in creators or last in creators
+            for entries in self.receiver_methods.values()
+            for creators, _ in entries
+        )
+
     def released_by_block(self, qualified: str) -> bool:
         """Whether what the callee `qualified` makes is released when the `with`
         block it opens ends (a `create` with `released-by-block`)."""
@@ -398,7 +409,22 @@ class ModelSet:
 
     def trigger_words(self) -> set[str]:
         """Names whose absence from a file's text proves no model applies there."""
-        return set(self.by_last_name) | {q.rpartition(".")[2] for q in self.by_qualified} | self.keep_alive_methods()
+        qualified = {q.rpartition(".")[2] for q in (*self.by_qualified, *self.receiver_classes())}
+        return set(self.by_last_name) | qualified | self.keep_alive_methods()
+
+    def receiver_classes(self) -> set[str]:
+        """The creators a `receiver-of` names that may be a parameter's
+        annotation (a class: a last name that starts with a capital),
+        qualified or not: an annotation of one is a modelled receiver
+        (`receives`), even where no call of the class is spelled (an
+        abstract base no call makes)."""
+        return {
+            c
+            for entries in self.receiver_methods.values()
+            for creators, _ in entries
+            for c in creators
+            if c.rpartition(".")[2][:1].isupper()
+        }
 
     def keep_alive_methods(self) -> set[str]:
         """The methods matched by name alone that keep their arguments alive:
@@ -411,7 +437,7 @@ class ModelSet:
         in a file that names its package too (`import arrays`, `from arrays import
         empty`), so `empty` alone lets no model apply."""
         roots: dict[str, set[str]] = {}
-        for q in self.by_qualified:
+        for q in (*self.by_qualified, *(c for c in self.receiver_classes() if "." in c)):
             root, dot, _ = q.partition(".")
             roots.setdefault(q.rpartition(".")[2], set()).add(root if dot else q)
         return roots

@@ -204,6 +204,7 @@ class FunctionAnalysis:
         what they are read with, not the analysis (which would keep every
         block's states alive: 99 instead of 63 MB on the dense corpus)."""
         name, index, params, fields, self_name = self.name, self.unit.index, self.params, self.fields, self.self_name
+        creators = self.creators  # a dict the closure holds, not the analysis
         prop = _is_property(self.cfg.node) if self_name is not None else False
         if self.solution is None:  # past a budget: no effect
             return lambda: Summary(
@@ -216,7 +217,7 @@ class FunctionAnalysis:
         def make() -> Summary:
             outcomes: dict[Outcome, None] = {}
             for st in exits or ():
-                outcomes[outcome_of(st, params, fields, self_name)] = None
+                outcomes[outcome_of(st, params, fields, self_name, creators)] = None
             return Summary(
                 name, index, tuple(params), defaults, self_name is not None, tuple(outcomes), is_property=prop
             )
@@ -234,7 +235,7 @@ class FunctionAnalysis:
             if hs.kind == OWNER and not hs.escaped and not obj.on_entry:
                 # the suspended generator's frame keeps its local owners alive through the `with` block
                 at.heap[obj] = hs.but(escaped=True)
-        self.yields[outcome_of(at, self.params, self.fields, self.self_name)] = None
+        self.yields[outcome_of(at, self.params, self.fields, self.self_name, self.creators)] = None
         for obj in objects_in(value):
             self.yielded[obj] = None
 

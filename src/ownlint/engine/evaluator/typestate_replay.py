@@ -388,6 +388,8 @@ class ReplayEval:
             hs = desc.state
             obj = self.fa.site_object(node, "returned", which)
             self.ev.names.forget(obj)
+            if desc.made_by is not None:  # what a model's creator made, in the callee: typed as it was there
+                self.fa.creators[obj] = desc.made_by
             step = self.fa.step_of(node, f"returned by `{summary.name}` here")
             owner = (
                 self.owner_for(desc.owner, None, bound, node, f"returned {which}", summary)

@@ -23,7 +23,7 @@ effects past that depth, never the file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,10 +63,14 @@ class FromField:
 
 @dataclass(frozen=True, slots=True)
 class Fresh:
-    """An object made inside the callee, in that state, owned as `owner` says."""
+    """An object made inside the callee, in that state, owned as `owner` says;
+    `made_by`: the callee that made it (qualified), where a model's creator
+    did, so that what the models give receivers it made (`receiver-of`)
+    applies to it in the caller too (`mr = make_resource(); mr.allocate(n)`)."""
 
     state: HState
     owner: OwnerDesc
+    made_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +186,11 @@ def describe_value(
     left: dict[Obj, str] | None = None,
     depth: int = 0,
     constants: bool = True,
+    creators: Mapping[Obj, str] | None = None,
 ) -> ValueDesc:
     """`left`: the objects the callee leaves in its `self.x` (object -> x);
-    `constants`: whether a constant is described (`Known`) or left unknown."""
+    `constants`: whether a constant is described (`Known`) or left unknown;
+    `creators`: the callee that made each object a model's creator made."""
     if type(v) is Const:
         # a constant left in an attribute (`self.owns = False`) decides the caller's
         # later tests of it; a returned one is not kept: helpers that return None on one
@@ -196,7 +202,12 @@ def describe_value(
         prefix = f"{v.key}."
         attrs = sorted((k[len(prefix) :], x) for k, x in st.env.items() if k.startswith(prefix))
         return NewInstance(
-            v.cls, tuple((a, describe_value(x, st, fields, nparams, left, depth + 1)) for a, x in attrs if "." not in a)
+            v.cls,
+            tuple(
+                (a, describe_value(x, st, fields, nparams, left, depth + 1, creators=creators))
+                for a, x in attrs
+                if "." not in a
+            ),
         )
     if isinstance(v, Obj):
         if type(v) is Param and v.index < nparams:
@@ -210,7 +221,8 @@ def describe_value(
                 # keeps its link to the handle it adopted when that is the caller's
                 kept = hs.owner if type(hs.owner) is Param and hs.owner.index < nparams else None
                 hs = hs.but(escaped=False, owner=kept)
-            return Fresh(hs, describe_owner(hs.owner, st, (), nparams, None))
+            made_by = creators.get(v) if creators is not None else None
+            return Fresh(hs, describe_owner(hs.owner, st, (), nparams, None), made_by)
     if type(v) is Addr and type(v.buffer) is Param and v.buffer.index < nparams:
         return Derived(v)
     if type(v) is Addr and left and isinstance(v.buffer, Obj) and v.buffer in left:
@@ -257,8 +269,15 @@ def _kind(tag: str) -> str:
     return "buffer" if is_buffer_tag(tag) else tag or "owner"
 
 
-def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_name: str | None) -> Outcome:
-    """Project an exit state of the callee onto what its callers can see."""
+def outcome_of(
+    st: PathState,
+    params: list[str],
+    fields: dict[str, Obj],
+    self_name: str | None,
+    creators: Mapping[Obj, str] | None = None,
+) -> Outcome:
+    """Project an exit state of the callee onto what its callers can see
+    (`creators`: the callee that made each object a model's creator made)."""
     n = len(params)
     conds = tuple((i, st.conds[p]) for i, p in enumerate(params) if p in st.conds and st.env.get(p) is Param.of(i))
     ret_value = st.env.get(RETURN_KEY)
@@ -284,13 +303,13 @@ def outcome_of(st: PathState, params: list[str], fields: dict[str, Obj], self_na
         left = {v: attr for attr, v in attrs if isinstance(v, Obj) and fields.get(attr) is not v}
         for attr, v in attrs:
             if fields.get(attr) is not v:
-                rebinds.append((attr, describe_value(v, st, fields, n, left)))
+                rebinds.append((attr, describe_value(v, st, fields, n, left, creators=creators)))
     for key, v in st.env.items():
         if key[:3] == f"<{GLOBAL}" and ">." in key:  # an attribute of a module global's object
             attr = key[1:].replace(">", "", 1)
             if fields.get(attr) is not v:
-                rebinds.append((attr, describe_value(v, st, fields, n)))
-    ret = describe_value(ret_value, st, fields, n, constants=False)
+                rebinds.append((attr, describe_value(v, st, fields, n, creators=creators)))
+    ret = describe_value(ret_value, st, fields, n, constants=False, creators=creators)
     return Outcome(conds, ps, fs, tuple(rebinds), ret, _param_fields(st, params, owner), _field_conds(st))
 
 

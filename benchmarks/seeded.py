@@ -10,13 +10,15 @@ For every statement of a real file that calls a release a model lists
   is given the released handle); ownlint must report OWN203 there.
 
 Each mutant is checked alone (as the file it came from, with no other file
-of its project), in this process, through `ownlint.api.check_source`; a
+of its project; with `--with-imports`, with the project modules it imports,
+transitively, as `ownlint check FILE` and pre-commit check a file), in this
+process, through `ownlint.api.check_source`; a
 finding of the expected code on the inserted line counts as found. The
 unmutated files are checked too, and their findings listed: a seeded
 measure is only worth something where the originals are quiet. The table
 is per release function, so a kind that is never found stands out.
 
-    python benchmarks/seeded.py DIR_OR_FILE... [--limit N] [--json OUT]
+    python benchmarks/seeded.py DIR_OR_FILE... [--limit N] [--json OUT] [--with-imports]
 
 Releases inside a lambda (registered to run later, not run there) and
 releases of a constant (`cudaFree(0)`, which frees nothing) are skipped.
@@ -196,9 +198,23 @@ def mutate(text: str, site: Site, kind: str) -> tuple[str, int]:
     return "".join(mutant), site.end_line + 1
 
 
-def findings(text: str, path: Path, config: Config) -> list[tuple[int, str]]:
-    result = check_source(text, path, config)
+def findings(text: str, path: Path, config: Config, others: list[tuple[Path, str]]) -> list[tuple[int, str]]:
+    result = check_source(text, path, config, others=others)
     return [(f.span.line, f.code) for f in result.findings]
+
+
+def imported(path: Path, config: Config) -> list[tuple[Path, str]]:
+    """The project modules `path` imports, transitively, with their texts: what
+    `ownlint check PATH` (pre-commit, on a staged file) analyses with it."""
+    from ownlint.closure import imported_files
+
+    out = []
+    for file in imported_files([path], config):
+        try:
+            out.append((file, file.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
 
 
 def main() -> int:
@@ -206,6 +222,11 @@ def main() -> int:
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--limit", type=int, default=0, help="at most this many sites (0: all)")
     parser.add_argument("--json", type=Path, help="write every site's result here")
+    parser.add_argument(
+        "--with-imports",
+        action="store_true",
+        help="check each file with the project modules it imports, as `ownlint check FILE` does",
+    )
     args = parser.parse_args()
     functions, methods, again = release_names()
     config = default_config()
@@ -224,7 +245,8 @@ def main() -> int:
         sites = sites_in(path, text, functions, methods, again)
         if not sites:
             continue
-        originals[str(path)] = findings(text, path, config)
+        others = imported(path, config) if args.with_imports else []
+        originals[str(path)] = findings(text, path, config, others)
         for site in sites:
             if args.limit and count >= args.limit:
                 break
@@ -233,7 +255,7 @@ def main() -> int:
                 if kind == "double" and site.again:
                     continue  # a second call is harmless: no bug to find
                 mutant, line = mutate(text, site, kind)
-                got = (line, code) in findings(mutant, path, config)
+                got = (line, code) in findings(mutant, path, config, others)
                 totals[(site.release, kind)] += 1
                 hits[(site.release, kind)] += got
                 records.append(

@@ -72,6 +72,7 @@ def _derived(models: ModelSet, since: frozenset[str] = frozenset()) -> dict[str,
     fields["non_raising"] = {n for n in models.non_raising if n not in since}
     for said_since in ("receiver_methods", "idempotent_releases", "ends_process"):  # no older file can say these
         del fields[said_since]
+    del fields["receiver_creators"]  # made from receiver_methods
     fields["memory"] = dataclasses.replace(models.memory, descriptor_re=None)  # compiled from descriptor_pattern
     return fields
 

@@ -285,6 +285,25 @@ class Paths(Protocol):
     def yielded(self) -> None: ...
 
 
+def annotated_parameters(fa: Analysis) -> list[tuple[str, str]]:
+    """The parameters of the analysed function (not `self`) whose annotation
+    resolves through the module's imports to a name, each with that name
+    (qualified); a string annotation is no name."""
+    node = fa.cfg.node
+    if type(node) is not cst.FunctionDef:
+        return []
+    out = []
+    ps = node.params
+    for param in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
+        name = param.name.value
+        if param.annotation is None or name == fa.self_name or name not in fa.params:
+            continue
+        qualified = fa.names.qualify(param.annotation.annotation)
+        if qualified is not None and qualified[0] != "?":
+            out.append((name, qualified))
+    return out
+
+
 class EvalShared(Protocol):
     """The evaluator, as each of its components sees it (see the module docstring)."""
 

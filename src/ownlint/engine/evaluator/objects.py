@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine.evaluator.eval_shared import Analysis, EvalShared
+from ownlint.engine.evaluator.eval_shared import Analysis, EvalShared, annotated_parameters
 from ownlint.engine.evaluator.typestate_base import _index, target_key
 from ownlint.engine.frontend.cfg import source_of
 from ownlint.engine.values.state import FREED, LIVE_STATE
@@ -38,17 +38,11 @@ def annotated_instances(fa: Analysis) -> dict[str, Instance]:
     module's imports) whose `__init__` resolves: each is bound on entry to an
     object of that class, `Instance(-1 - index)`, whose attributes are read as
     on-entry objects (`ObjectsEval.on_entry_attribute`)."""
-    node = fa.cfg.node
-    if type(node) is not cst.FunctionDef or fa.resolver is None:
+    if fa.resolver is None:
         return {}
     out: dict[str, Instance] = {}
-    ps = node.params
-    for param in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
-        name = param.name.value
-        if param.annotation is None or name == fa.self_name or name not in fa.params:
-            continue
-        qualified = fa.names.qualify(param.annotation.annotation)
-        if qualified is None or qualified[0] == "?" or not qualified.rpartition(".")[2][:1].isupper():
+    for name, qualified in annotated_parameters(fa):
+        if not qualified.rpartition(".")[2][:1].isupper():
             continue
         init = fa.resolver(cst.Call(cst.Name("__init__")), f"{qualified}.__init__", False)
         if init is not None and init.is_method:

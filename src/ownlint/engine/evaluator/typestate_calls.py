@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from ownlint.engine.evaluator.eval_shared import EvalShared
+from ownlint.engine.evaluator.eval_shared import EvalShared, annotated_parameters
 from ownlint.engine.evaluator.typestate_base import _deref, _index, target_key
 from ownlint.engine.events import Release, Use
 from ownlint.engine.modelling.effects import KeepAlive
@@ -57,19 +57,13 @@ def annotated_receivers(fa: Analysis) -> dict[Param, str]:
     made them in the function (`CallEval.receiver_model`). The annotation is
     taken at its word; a string annotation, `Optional[X]` or `X | None` is
     not read, nor a parameter of a project class (`objects.annotated_instances`)."""
-    node = fa.cfg.node
-    if type(node) is not cst.FunctionDef or not fa.models.receiver_methods:
+    if not fa.models.receiver_creators:
         return {}
-    out: dict[Param, str] = {}
-    ps = node.params
-    for param in (*ps.posonly_params, *ps.params, *ps.kwonly_params):
-        name = param.name.value
-        if param.annotation is None or name == fa.self_name or name not in fa.params:
-            continue
-        qualified = fa.names.qualify(param.annotation.annotation)
-        if qualified is not None and qualified[0] != "?" and fa.models.receives(qualified):
-            out[Param.of(fa.params.index(name))] = qualified
-    return out
+    return {
+        Param.of(fa.params.index(name)): qualified
+        for name, qualified in annotated_parameters(fa)
+        if fa.models.receives(qualified)
+    }
 
 
 class CallEval:

@@ -287,6 +287,8 @@ class ModelSet:
     host_task: HostTaskModel = field(default_factory=HostTaskModel)
     environment: EnvModel = field(default_factory=EnvModel)
     forbidden: frozenset[str] = frozenset()  # see forbidden_properties; set once all files are loaded
+    # every creator a `receiver-of` names (see creators_of_receivers); set once all files are loaded
+    receiver_creators: frozenset[str] = frozenset()
     # status values meaning success: last dotted names, and integers written as strings ("0")
     success: set[str] = field(default_factory=set)
     # `x.m()` releases `x` when one of these creators made it: method name -> creators
@@ -348,12 +350,12 @@ class ModelSet:
         """Whether some entry gives methods to receivers that the callee
         `qualified` made (a `receiver-of` naming it, by its qualified or its
         last name, as `receiver_method` matches)."""
-        last = qualified.rpartition(".")[2]
-        return any(
-            qualified in creators or last in creators
-            for entries in self.receiver_methods.values()
-            for creators, _ in entries
-        )
+        names = self.receiver_creators
+        return qualified in names or qualified.rpartition(".")[2] in names
+
+    def creators_of_receivers(self) -> frozenset[str]:
+        """Every creator a `receiver-of` names, as it is written."""
+        return frozenset(c for entries in self.receiver_methods.values() for creators, _ in entries for c in creators)
 
     def released_by_block(self, qualified: str) -> bool:
         """Whether what the callee `qualified` makes is released when the `with`
@@ -418,13 +420,7 @@ class ModelSet:
         qualified or not: an annotation of one is a modelled receiver
         (`receives`), even where no call of the class is spelled (an
         abstract base no call makes)."""
-        return {
-            c
-            for entries in self.receiver_methods.values()
-            for creators, _ in entries
-            for c in creators
-            if c.rpartition(".")[2][:1].isupper()
-        }
+        return {c for c in self.creators_of_receivers() if c.rpartition(".")[2][:1].isupper()}
 
     def keep_alive_methods(self) -> set[str]:
         """The methods matched by name alone that keep their arguments alive:

@@ -286,6 +286,7 @@ def load_model_files(files: Iterable[Path]) -> ModelSet:
             said += _load_file(path, raw, models)
             models.files.append(path)
         models.forbidden = models.forbidden_properties()
+        models.receiver_creators = models.creators_of_receivers()
         made = (models, tuple(said))
         if len(_LOADED) >= _KEEP:
             del _LOADED[next(iter(_LOADED))]  # the oldest

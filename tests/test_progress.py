@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -11,7 +14,7 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from ownlint import api, processes
+from ownlint import api
 from ownlint.checks import CHECKERS
 from ownlint.cli import make_console
 from ownlint.config import default_config
@@ -138,12 +141,37 @@ def test_the_engine_tells_of_each_file_as_its_analysis_ends(monkeypatch: pytest.
     ]
 
 
+_SLOW_RUN = """
+import json, sys, time
+from ownlint import api, processes
+from ownlint.config import default_config
+from ownlint.engine.program import project
+
+real = project.Project.analyze_unit
+
+def slow(self, unit):
+    time.sleep(0.4)  # slower than the parent looks (workers.PROGRESS_SECONDS), so that it sees each file
+    return real(self, unit)
+
+project.Project.analyze_unit = slow  # the forked worker inherits the slow engine
+events = []
+
+class Recorder:
+    def start(self, total):
+        events.append(("start", total))
+
+    def advance(self, count):
+        events.append(("advance", count))
+
+assert processes.can_fork()
+result = api.check_paths(["."], default_config("."), progress=Recorder(), jobs=int(sys.argv[1]))
+print(json.dumps({"findings": len(result.findings), "events": events}))
+"""
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_progress_advances_within_one_component_as_the_worker_goes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
-) -> None:
+def test_progress_advances_within_one_component_as_the_worker_goes(tmp_path: Path, jobs: int) -> None:
     # a 40-second run of 600 files (one component: they import each other) showed 0/600, then all at once
-    monkeypatch.chdir(tmp_path)
     helpers = "from ze import *\n\n\ndef release(ctx, p):\n    zeMemFree(ctx, p)\n"
     (tmp_path / "helpers.py").write_text(helpers, encoding="utf-8")
     for i in range(3):
@@ -151,31 +179,17 @@ def test_progress_advances_within_one_component_as_the_worker_goes(
             "from helpers import release\n\n\ndef f(ctx, p):\n    release(ctx, p)\n    release(ctx, p)\n",
             encoding="utf-8",
         )
-    real = project.Project.analyze_unit
-
-    def slow(self: project.Project, unit: Unit) -> list[RawViolation]:
-        time.sleep(0.4)  # slower than the parent looks (workers.PROGRESS_SECONDS), so that it sees each file
-        return real(self, unit)
-
-    # the worker is forked from this process and inherits the slow engine; forking needs this process to
-    # have one thread, so first let any thread an earlier test left (rich's refresh thread ends just after
-    # its bar stops, unjoined) end: under pytest-xdist the bar's tests may run just before this one
-    deadline = time.monotonic() + 10
-    while threading.active_count() > 1 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert processes.can_fork(), [t.name for t in threading.enumerate()]
-    monkeypatch.setattr(project.Project, "analyze_unit", slow)
-    events: list[tuple[str, int]] = []
-
-    class Recorder:
-        def start(self, total: int) -> None:
-            events.append(("start", total))
-
-        def advance(self, count: int) -> None:
-            events.append(("advance", count))
-
-    result = api.check_paths(["."], default_config(tmp_path), progress=Recorder(), jobs=jobs)
-    assert len(result.findings) == 3
+    # in a fresh interpreter: the worker is forked and must inherit the slowed engine, and forking needs a
+    # process of one thread, which a pytest-xdist worker is not always (CI once saw a `Dummy-1` thread there:
+    # a thread the threading module did not start, registered when something running on it asked for
+    # `threading.current_thread()`; such an entry never goes away)
+    run = subprocess.run(
+        [sys.executable, "-c", _SLOW_RUN, str(jobs)], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    events = [tuple(e) for e in out["events"]]
+    assert out["findings"] == 3
     assert events[0] == ("start", 4)
     advances = [n for kind, n in events[1:] if kind == "advance" and n]
     assert sum(advances) == 4

@@ -39,7 +39,6 @@ class Reporter(Protocol):
 
     st: PathState
     models: ModelSet
-    outs: dict[str, CheckerOut]  # each checker's view of it, made once (events._handler)
 
     def result_object(self, node: cst.Call | cst.Subscript, label: str = "") -> Obj: ...
     def step(self, node: cst.CSTNode, label: str) -> Step: ...

@@ -490,6 +490,11 @@ EVENTS = (
 
 # for each event, the handlers of the checkers that override it (`Subscribers.handlers`)
 Handlers = dict[str, tuple[Callable[..., None], ...]]
+# for each path event, each overriding checker's handler with that checker's findings on one
+# evaluator (`Subscribers.bind`): called as `handler(event, out)`
+Bound = dict[str, tuple[tuple[Callable[..., None], "checker_facts.CheckerOut"], ...]]
+
+_WHOLE_FILE = ("module_loaded", "unparsable")  # events with no path: called as `handler(event)`
 
 
 class Subscribers:
@@ -499,12 +504,23 @@ class Subscribers:
         self.checkers = checkers
         self.handlers: Handlers = {
             name: tuple(
-                _handler(c, name)
+                getattr(c, f"on_{name}")
                 for c in checkers
                 if getattr(type(c), f"on_{name}") is not getattr(Checker, f"on_{name}")
             )
             for name in EVENTS
         }
+        # each path event's (checker key, handler) pairs, from which `bind` makes an evaluator's table
+        self._keyed = {
+            name: tuple(
+                (key_of(c), getattr(c, f"on_{name}"))
+                for c in checkers
+                if getattr(type(c), f"on_{name}") is not getattr(Checker, f"on_{name}")
+            )
+            for name in EVENTS
+            if name not in _WHOLE_FILE
+        }
+        self._keys = tuple(key_of(c) for c in checkers)
         for c in checkers:
             if type(c).join_facts is not Checker.join_facts:
                 checker_facts.JOINS[key_of(c)] = c.join_facts
@@ -512,29 +528,17 @@ class Subscribers:
     def __getitem__(self, event: str) -> tuple[Callable[..., None], ...]:
         return self.handlers[event]
 
+    def bind(self, to: checker_facts.Reporter) -> Bound:
+        """Each path event's handlers, each with its checker's findings on
+        `to` (`CheckerOut`, made once here): what an evaluator calls, as
+        `handler(event, out)`, for every event of every path it runs."""
+        outs = {key: checker_facts.CheckerOut(to, key) for key in self._keys}
+        return {name: tuple((method, outs[key]) for key, method in pairs) for name, pairs in self._keyed.items()}
+
 
 def key_of(checker: Checker) -> str:
     """The key of a checker's facts: its class, as "module:Class"."""
     return f"{type(checker).__module__}:{type(checker).__qualname__}"
-
-
-def _handler(checker: Checker, event: str) -> Callable[..., None]:
-    """The checker's handler of `event`, called as `handler(e, evaluator)`: it
-    gets the evaluator's findings as that checker's (`CheckerOut`), except
-    whole-file events, which have no path."""
-    method = getattr(checker, f"on_{event}")
-    if event in ("module_loaded", "unparsable"):
-        return method  # type: ignore[no-any-return]
-    key = key_of(checker)
-    out = checker_facts.CheckerOut
-
-    def handler(e: object, to: checker_facts.Reporter) -> None:
-        mine = to.outs.get(key)  # a handler runs for every event of every path: its view is made once
-        if mine is None:
-            mine = to.outs[key] = out(to, key)
-        method(e, mine)
-
-    return handler
 
 
 _SUBSCRIBERS: dict[tuple[str, ...], Subscribers] = {}

@@ -47,7 +47,7 @@ import libcst as cst
 
 from ownlint.engine.evaluator.field_fates import FieldFate
 from ownlint.engine.evaluator.typestate_base import RawViolation, Resolver, Unit
-from ownlint.engine.events import Facts, Handlers, Subscribers
+from ownlint.engine.events import Bound, Facts, Subscribers
 from ownlint.engine.frontend.cfg import CFG
 from ownlint.engine.frontend.names import ModuleNames
 from ownlint.engine.modelling.model_types import AddressMap, CallModel, Unmap
@@ -309,7 +309,7 @@ class EvalShared(Protocol):
 
     fa: Analysis
     models: ModelSet
-    on: Handlers
+    on: Bound
     st: PathState
     choices: dict[cst.CSTNode, int]
     site: cst.CSTNode

@@ -408,8 +408,8 @@ class FunctionAnalysis:
         obj = value if isinstance(value, Obj) else None
         event = Assume(test, truth, obj, s.heap.get(obj) if obj is not None else None, failed)
         ev = self.evaluator_at(s, test)
-        for handler in self.subscribers["assume"]:
-            handler(event, ev)
+        for handler, out in ev.on["assume"]:
+            handler(event, out)
         return s
 
     def _released_by_block(self, obj: Obj) -> bool:
@@ -436,13 +436,13 @@ class FunctionAnalysis:
             node = self.at = self.last_statement(e.src)
         ev = self.evaluator_at(s, node)
         event = FrameEnd(node, how, st.env.get(RETURN_KEY) if how == "return" else None)
-        for handler in self.subscribers["frame_end"]:
-            handler(event, ev)
-        deaths = self.subscribers["death"]
+        for handler, out in ev.on["frame_end"]:
+            handler(event, out)
+        deaths = ev.on["death"]
         for obj, hs, name in dying:
             death = Death(obj, hs, node, "frame end", name, how)
-            for handler in deaths:
-                handler(death, ev)
+            for handler, out in deaths:
+                handler(death, out)
         return s
 
     def dying(self, st: PathState, how: str) -> list[tuple[Obj, HState, str | None]]:
@@ -567,8 +567,8 @@ class FunctionAnalysis:
             held = st.env.pop(f"<with {id(item)}>", None)
             if self.subscribers["with_exit"]:
                 event = WithExit(held, item, item.asname.name if item.asname is not None else item.item)
-                for handler in self.subscribers["with_exit"]:
-                    handler(event, ev)
+                for handler, out in ev.on["with_exit"]:
+                    handler(event, out)
             if type(held) is Instance:
                 ev.objects.exit(held, item)
             elif isinstance(held, Obj) and ev.replay.resume(item, held):

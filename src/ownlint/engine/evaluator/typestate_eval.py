@@ -74,8 +74,9 @@ class Evaluator:
         self.st = st
         self.choices = choices
         self.models = fa.models
-        self.on = fa.subscribers.handlers  # the checkers' handlers of each event (events.py): read on every call
-        self.outs: dict[str, CheckerOut] = {}  # each checker's findings on this evaluator (events._handler)
+        # the checkers' handlers of each event, each with its checker's findings on this evaluator
+        # (events.Subscribers.bind): read on every call
+        self.on = fa.subscribers.bind(self)
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
@@ -246,8 +247,8 @@ class Evaluator:
         model = self.model_of(node, callee, receiver)
         self.call_model = (node, receiver, model)
         event = CallPre(node, callee, args, receiver, model, self.call_method)
-        for handler in self.on["call_pre"]:
-            handler(event, self)
+        for handler, out in self.on["call_pre"]:
+            handler(event, out)
 
     def indexed(self, node: cst.Subscript, evaluate: ExprMethod) -> Val:
         """The subscript evaluated, then `Indexed` published with its base
@@ -257,12 +258,14 @@ class Evaluator:
         base, self.subscript_base = self.subscript_base, outer
         return self.publish_value(self.on["indexed"], Indexed(node, base, value), value)
 
-    def publish_value(self, handlers: tuple[Callable[..., None], ...], event: object, value: Val) -> Val:
+    def publish_value(
+        self, handlers: tuple[tuple[Callable[..., None], CheckerOut], ...], event: object, value: Val
+    ) -> Val:
         """Publish `event` about an expression's value: a checker may make it
         an object (`result_object`), which is then the expression's value."""
         outer, self.made = self.made, None
-        for handler in handlers:
-            handler(event, self)
+        for handler, out in handlers:
+            handler(event, out)
         made, self.made = self.made, outer
         return value if made is None else made
 

@@ -521,6 +521,8 @@ class Subscribers:
             if name not in _WHOLE_FILE
         }
         self._keys = tuple(key_of(c) for c in checkers)
+        self._none: Bound = {name: () for name, pairs in self._keyed.items() if not pairs}
+        self._some = tuple((name, pairs) for name, pairs in self._keyed.items() if pairs)
         for c in checkers:
             if type(c).join_facts is not Checker.join_facts:
                 checker_facts.JOINS[key_of(c)] = c.join_facts
@@ -533,7 +535,10 @@ class Subscribers:
         `to` (`CheckerOut`, made once here): what an evaluator calls, as
         `handler(event, out)`, for every event of every path it runs."""
         outs = {key: checker_facts.CheckerOut(to, key) for key in self._keys}
-        return {name: tuple((method, outs[key]) for key, method in pairs) for name, pairs in self._keyed.items()}
+        bound = self._none.copy()  # most events have no handler: only the others are made
+        for name, pairs in self._some:
+            bound[name] = tuple([(method, outs[key]) for key, method in pairs])
+        return bound
 
 
 def key_of(checker: Checker) -> str:

@@ -190,15 +190,34 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
     `into_scopes=False`, not into nested functions, lambdas and classes."""
     stack = [node]
     leaves = LEAVES
+    fields = _FIELDS
+    code = _CODE
+    scopes = () if into_scopes else (cst.FunctionDef, cst.Lambda, cst.ClassDef)
     while stack:
         current = stack.pop()
         yield current
         kind = type(current)
-        if kind in leaves or (
-            not into_scopes and current is not node and kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-        ):
+        if kind in leaves or (kind in scopes and current is not node):
             continue
-        stack.extend(reversed(children(current)))
+        # `children`, inlined (a walk meets every node): pushed in reverse, popped in source order
+        names = fields.get(kind)
+        if names is None:
+            names = _fields(kind)
+        mark = len(stack)
+        for name in names:
+            value = getattr(current, name)
+            vkind = type(value)
+            if vkind is list or vkind is tuple:
+                for item in value:
+                    known = code.get(type(item))
+                    if known or (known is None and _is_code(item)):
+                        stack.append(item)
+            else:
+                known = code.get(vkind)
+                if known or (known is None and _is_code(value)):
+                    stack.append(value)
+        if len(stack) - mark > 1:
+            stack[mark:] = stack[mark:][::-1]
 
 
 def names_used(node: cst.CSTNode) -> set[str]:

@@ -312,6 +312,8 @@ def join(a: Val, b: Val) -> Val:
 
 def objects_in(v: Val) -> list[Obj]:
     """The abstract objects a value holds (directly, in a container, or by reference)."""
+    if v is None:
+        return []
     if isinstance(v, Obj):
         return [v]
     if type(v) is Ref:

@@ -86,7 +86,13 @@ class CheckerOut:
 
     def fact(self, obj: Obj) -> Hashable | None:
         hs = self.to.st.heap.get(obj)
-        return None if hs is None else hs.fact(self.key)
+        if hs is None or not hs.facts:
+            return None
+        key = self.key
+        for k, fact in hs.facts:
+            if k == key:
+                return fact
+        return None
 
     def state(self, obj: Obj) -> HState | None:
         return self.to.st.heap.get(obj)
@@ -137,12 +143,16 @@ class CheckerOut:
         return self.to.page_size
 
     def facts(self) -> Iterator[tuple[Obj, Hashable]]:
+        # read in one pass before the caller sees any (it may set facts as it goes)
         key = self.key
-        for obj, hs in list(self.to.st.heap.items()):
+        found = []
+        for obj, hs in self.to.st.heap.items():
             if hs.facts:
-                fact = hs.fact(key)
-                if fact is not None:
-                    yield obj, fact
+                for k, fact in hs.facts:
+                    if k == key:
+                        found.append((obj, fact))
+                        break
+        return iter(found)
 
     @property
     def models(self) -> ModelSet:

@@ -520,9 +520,6 @@ class Subscribers:
             for name in EVENTS
             if name not in _WHOLE_FILE
         }
-        self._keys = tuple(key_of(c) for c in checkers)
-        self._none: Bound = {name: () for name, pairs in self._keyed.items() if not pairs}
-        self._some = tuple((name, pairs) for name, pairs in self._keyed.items() if pairs)
         for c in checkers:
             if type(c).join_facts is not Checker.join_facts:
                 checker_facts.JOINS[key_of(c)] = c.join_facts
@@ -532,13 +529,36 @@ class Subscribers:
 
     def bind(self, to: checker_facts.Reporter) -> Bound:
         """Each path event's handlers, each with its checker's findings on
-        `to` (`CheckerOut`, made once here): what an evaluator calls, as
-        `handler(event, out)`, for every event of every path it runs."""
-        outs = {key: checker_facts.CheckerOut(to, key) for key in self._keys}
-        bound = self._none.copy()  # most events have no handler: only the others are made
-        for name, pairs in self._some:
-            bound[name] = tuple([(method, outs[key]) for key, method in pairs])
-        return bound
+        `to` (`CheckerOut`): what an evaluator calls, as `handler(event,
+        out)`, for every event of every path it runs. An event's handlers
+        are bound when it is first asked for (most evaluators meet a few
+        events), each checker's findings once."""
+        return _Bound(self._keyed, to)
+
+
+class _Bound(dict[str, tuple[tuple[Callable[..., None], "checker_facts.CheckerOut"], ...]]):
+    """`Subscribers.bind`'s table, filled as events are asked for."""
+
+    __slots__ = ("keyed", "outs", "to")
+
+    def __init__(
+        self, keyed: dict[str, tuple[tuple[str, Callable[..., None]], ...]], to: checker_facts.Reporter
+    ) -> None:
+        super().__init__()
+        self.keyed = keyed
+        self.to = to
+        self.outs: dict[str, checker_facts.CheckerOut] = {}
+
+    def __missing__(self, event: str) -> tuple[tuple[Callable[..., None], checker_facts.CheckerOut], ...]:
+        outs = self.outs
+        bound = []
+        for key, method in self.keyed[event]:
+            out = outs.get(key)
+            if out is None:
+                out = outs[key] = checker_facts.CheckerOut(self.to, key)
+            bound.append((method, out))
+        found = self[event] = tuple(bound)
+        return found
 
 
 def key_of(checker: Checker) -> str:

@@ -16,6 +16,7 @@ copies and keys them in constant time per name: store.py.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
@@ -72,6 +73,35 @@ class HState:
     # what checkers know of the object (events.Findings.fact): (checker key,
     # fact) pairs, sorted by key; the engine carries them without reading them
     facts: tuple[tuple[str, Hashable], ...] = ()
+    # the hash, once asked (a heap hashes each state it holds into its digest: store.py)
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False, hash=False)
+
+    def __hash__(self) -> int:
+        known = self._hash
+        if known is None:
+            known = hash(
+                (
+                    self.kind,
+                    self.reported,
+                    self.first,
+                    self.owner,
+                    self.tag,
+                    self.escaped,
+                    self.span,
+                    self.at_death,
+                    self.facts,
+                )
+            )
+            object.__setattr__(self, "_hash", known)
+        return known
+
+    def __getstate__(self) -> tuple[object, ...]:
+        # without the hash: another process hashes strings differently
+        return (*(getattr(self, f) for f in _STATE_FIELDS), None)
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        for name, value in zip((*_STATE_FIELDS, "_hash"), state, strict=True):
+            object.__setattr__(self, name, value)
 
     # dataclasses.replace costs about ten times a plain construction; these
     # run on every event of every path, so they construct directly
@@ -140,6 +170,8 @@ class HState:
             self.facts,
         )
 
+
+_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(HState) if f.name != "_hash")  # what a pickle holds
 
 # the typestate of an object nothing has happened to (the heap leaves it out);
 # one shared instance, HState being immutable

@@ -22,13 +22,12 @@ value kept in an attribute nothing lets go of reports no more than it proves.
 from __future__ import annotations
 
 import builtins
-import dataclasses
 from dataclasses import dataclass
 
 import libcst as cst
 
 from ownlint.engine.frontend.names import ModuleNames
-from ownlint.engine.frontend.walk import children
+from ownlint.engine.frontend.walk import children, walk
 from ownlint.engine.modelling import effects as fx
 from ownlint.engine.modelling.model_types import CallModel, ModelSet
 
@@ -75,7 +74,7 @@ _CONTAINER = frozenset(
     }
 )
 # the nodes a scan reads
-_READ = (cst.Assign, cst.For, cst.CompFor, cst.WithItem, cst.Call, cst.Return, cst.Yield)
+_READ = frozenset({cst.Assign, cst.For, cst.CompFor, cst.WithItem, cst.Call, cst.Return, cst.Yield})
 # effects by which a modelled call lets go of an argument it is given
 _LETS_GO = (fx.Adopt, fx.Consume, fx.KeepAlive)
 
@@ -83,7 +82,7 @@ _LETS_GO = (fx.Adopt, fx.Consume, fx.KeepAlive)
 def statements(method: cst.FunctionDef) -> tuple[cst.CSTNode, ...]:
     """The nodes of `method` a scan reads (bindings, calls, returns, yields), in
     source order: walked once per method, kept by the caller."""
-    return tuple(n for n in _walk(method) if isinstance(n, _READ))
+    return tuple(n for n in walk(method) if type(n) in _READ)
 
 
 def lets_go(
@@ -247,38 +246,3 @@ def _names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return _names(target.value)
     return []
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """`node` and every node below it, in source order (read off the syntax
-    fields: libcst's `children` is several times slower)."""
-    out: list[cst.CSTNode] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        below: list[cst.CSTNode] = []
-        for name in _fields(type(n)):
-            value = getattr(n, name)
-            if isinstance(value, cst.CSTNode):
-                below.append(value)
-            elif isinstance(value, (tuple, list)):
-                below.extend(v for v in value if isinstance(v, cst.CSTNode))
-        stack.extend(reversed(below))
-    return out
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-# fields that hold only layout (whitespace, brackets, commas)
-_LAYOUT = frozenset(
-    {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header", "footer"}
-)
-
-
-def _fields(t: type) -> tuple[str, ...]:
-    done = _FIELDS.get(t)
-    if done is None:
-        done = _FIELDS[t] = tuple(
-            f.name for f in dataclasses.fields(t) if f.name not in _LAYOUT and "whitespace" not in f.name
-        )
-    return done

@@ -29,7 +29,7 @@ from ownlint.engine.evaluator.typestate_calls import annotated_receivers
 from ownlint.engine.evaluator.typestate_eval import Evaluator
 from ownlint.engine.events import Assume, Death, FrameEnd, WithExit, subscribers
 from ownlint.engine.frontend.cfg import CFG, Block, Edge, Elem
-from ownlint.engine.frontend.walk import walk
+from ownlint.engine.frontend.walk import statements, walk
 from ownlint.engine.modelling.models import ModelSet
 from ownlint.engine.program.summaries import EMPTY_OUTCOME, ENTRY, GLOBAL, RETURN_KEY, Outcome, Summary, outcome_of
 from ownlint.engine.values import equalities, status
@@ -283,7 +283,8 @@ class FunctionAnalysis:
         if name in self.params:
             return True
         if self._bound is None:
-            self._bound = bound_names(self.cfg.node) - self.outer_names
+            source = self.unit.source
+            self._bound = bound_names(self.cfg.node, walrus=not source or ":=" in source) - self.outer_names
         return name in self._bound
 
     def global_object(self, name: str) -> Instance | None:
@@ -527,7 +528,7 @@ class FunctionAnalysis:
         if last is None:  # found once: every path that falls off the end from an empty block ends there
             own = {id(el.stmt) for b in self.cfg.blocks for el in b.elems if el.stmt is not None}
             last = self.cfg.node
-            for node in walk(self.cfg.node):  # in the order of the text
+            for node in statements(self.cfg.node):  # in the order of the text (elements are statements)
                 if id(node) in own:
                     last = node
             self.last_in_text = last

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import libcst as cst
 
 from ownlint.engine.frontend.names import ModuleNames
-from ownlint.engine.frontend.walk import names_used, statements, walk
+from ownlint.engine.frontend.walk import children, names_used, statements, walk
 from ownlint.engine.program.summaries import Summary
 from ownlint.engine.values import domain
 from ownlint.engine.values.state import Step
@@ -200,17 +200,46 @@ def _declared_outer(node: cst.CSTNode) -> set[str]:
     }
 
 
-def bound_names(node: cst.CSTNode) -> set[str]:
+_EXPRESSION: dict[type, bool] = {}  # node class -> is an expression (isinstance on libcst's ABCs is slow)
+
+
+def _binding_sites(body: cst.CSTNode, walrus: bool) -> Iterator[cst.CSTNode]:
+    """The nodes of `body` that can bind a name of its function: every node
+    (not in nested scopes); without `walrus` (the file has no `:=`), none
+    inside an expression, where only an assignment expression binds."""
+    if walrus:
+        yield from walk(body, into_scopes=False)
+        return
+    expression = _EXPRESSION
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        yield n
+        kind = type(n)
+        if (kind is cst.FunctionDef or kind is cst.ClassDef) and n is not body:
+            continue
+        below = []
+        for c in children(n):
+            known = expression.get(type(c))
+            if known is None:
+                known = expression[type(c)] = isinstance(c, cst.BaseExpression)
+            if not known:
+                below.append(c)
+        stack.extend(reversed(below))
+
+
+def bound_names(node: cst.CSTNode, walrus: bool = True) -> set[str]:
     """The names a function binds itself (its locals, its parameters aside):
     assignment, `for`, `with ... as`, `except ... as`, walrus, `del`, import,
     `def` and `class` targets, not in nested functions, lambdas, classes or
-    comprehensions (whose names are their own). Names it declares `global` or
+    comprehensions (whose names are their own); `walrus`: its file may hold an
+    assignment expression (`:=`). Names it declares `global` or
     `nonlocal` are among them where it assigns them (`_declared_outer` says
     which are the outer scope's)."""
     if type(node) is not cst.FunctionDef:
         return set()
     out: set[str] = set()
-    for n in walk(node.body, into_scopes=False):
+    for n in _binding_sites(node.body, walrus):
         kind = type(n)
         if kind is cst.AssignTarget:
             _target_names(cast(cst.AssignTarget, n).target, out)

@@ -490,9 +490,9 @@ EVENTS = (
 
 # for each event, the handlers of the checkers that override it (`Subscribers.handlers`)
 Handlers = dict[str, tuple[Callable[..., None], ...]]
-# for each path event, each overriding checker's handler with that checker's findings on one
-# evaluator (`Subscribers.bind`): called as `handler(event, out)`
-Bound = dict[str, tuple[tuple[Callable[..., None], "checker_facts.CheckerOut"], ...]]
+# for each path event, each overriding checker's handler with that checker's place in
+# `Subscribers.outs` (`Subscribers.indexed`): called as `handler(event, outs[i])`
+Bound = dict[str, tuple[tuple[Callable[..., None], int], ...]]
 
 _WHOLE_FILE = ("module_loaded", "unparsable")  # events with no path: called as `handler(event)`
 
@@ -510,16 +510,17 @@ class Subscribers:
             )
             for name in EVENTS
         }
-        # each path event's (checker key, handler) pairs, from which `bind` makes an evaluator's table
-        self._keyed = {
+        # each path event's handlers, each with the place of its checker (`outs`)
+        self.indexed: Bound = {
             name: tuple(
-                (key_of(c), getattr(c, f"on_{name}"))
-                for c in checkers
+                (getattr(c, f"on_{name}"), i)
+                for i, c in enumerate(checkers)
                 if getattr(type(c), f"on_{name}") is not getattr(Checker, f"on_{name}")
             )
             for name in EVENTS
             if name not in _WHOLE_FILE
         }
+        self._keys = tuple(key_of(c) for c in checkers)
         for c in checkers:
             if type(c).join_facts is not Checker.join_facts:
                 checker_facts.JOINS[key_of(c)] = c.join_facts
@@ -527,38 +528,11 @@ class Subscribers:
     def __getitem__(self, event: str) -> tuple[Callable[..., None], ...]:
         return self.handlers[event]
 
-    def bind(self, to: checker_facts.Reporter) -> Bound:
-        """Each path event's handlers, each with its checker's findings on
-        `to` (`CheckerOut`): what an evaluator calls, as `handler(event,
-        out)`, for every event of every path it runs. An event's handlers
-        are bound when it is first asked for (most evaluators meet a few
-        events), each checker's findings once."""
-        return _Bound(self._keyed, to)
-
-
-class _Bound(dict[str, tuple[tuple[Callable[..., None], "checker_facts.CheckerOut"], ...]]):
-    """`Subscribers.bind`'s table, filled as events are asked for."""
-
-    __slots__ = ("keyed", "outs", "to")
-
-    def __init__(
-        self, keyed: dict[str, tuple[tuple[str, Callable[..., None]], ...]], to: checker_facts.Reporter
-    ) -> None:
-        super().__init__()
-        self.keyed = keyed
-        self.to = to
-        self.outs: dict[str, checker_facts.CheckerOut] = {}
-
-    def __missing__(self, event: str) -> tuple[tuple[Callable[..., None], checker_facts.CheckerOut], ...]:
-        outs = self.outs
-        bound = []
-        for key, method in self.keyed[event]:
-            out = outs.get(key)
-            if out is None:
-                out = outs[key] = checker_facts.CheckerOut(self.to, key)
-            bound.append((method, out))
-        found = self[event] = tuple(bound)
-        return found
+    def outs(self, to: checker_facts.Reporter) -> list[checker_facts.CheckerOut]:
+        """Each checker's findings on `to` (an evaluator), by the checker's
+        place in `indexed`: a path event's handler is called as
+        `handler(event, outs[i])`."""
+        return [checker_facts.CheckerOut(to, key) for key in self._keys]
 
 
 def key_of(checker: Checker) -> str:

@@ -45,6 +45,7 @@ from typing import Protocol
 
 import libcst as cst
 
+from ownlint.engine.checker_facts import CheckerOut
 from ownlint.engine.evaluator.field_fates import FieldFate
 from ownlint.engine.evaluator.typestate_base import RawViolation, Resolver, Unit
 from ownlint.engine.events import Bound, Facts, Subscribers
@@ -310,6 +311,7 @@ class EvalShared(Protocol):
     fa: Analysis
     models: ModelSet
     on: Bound
+    outs: list[CheckerOut]  # each checker's findings on this evaluator, by its place in `on`
     st: PathState
     choices: dict[cst.CSTNode, int]
     site: cst.CSTNode

@@ -93,8 +93,8 @@ class AdoptEval:
             return None
         if self.on["adopting"]:
             event = Adopting(node, adopt, handle, tuple(args))
-            for handler, out in self.on["adopting"]:
-                handler(event, out)
+            for handler, i in self.on["adopting"]:
+                handler(event, self.ev.outs[i])
         mode = self.ownership_of(adopt, first, args)
         owner = self.ev.calls.new_owner(node, adopt.owner_kind, "made here")
         spelled = spelled_node
@@ -131,8 +131,8 @@ class AdoptEval:
         if hs.reported:
             return
         event = Transfer(obj, hs, node, spelled, via, inner)
-        for handler, out in self.on["transfer"]:
-            handler(event, out)
+        for handler, i in self.on["transfer"]:
+            handler(event, self.ev.outs[i])
         if hs.kind in (TRANSFERRED, FREED):
             return  # taken over already, or gone: nothing changes
         where = inner if inner is not None else self.fa.step_of(node, "")
@@ -178,6 +178,6 @@ class AdoptEval:
         """`handle`, lent by `owner` (typestate `hs` before the borrow), published as `Borrowed`."""
         if self.on["borrowed"]:
             event = Borrowed(owner, hs, b, node, spelled, handle)
-            for handler, out in self.on["borrowed"]:
-                handler(event, out)
+            for handler, i in self.on["borrowed"]:
+                handler(event, self.ev.outs[i])
         return handle

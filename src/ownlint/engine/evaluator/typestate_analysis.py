@@ -409,8 +409,8 @@ class FunctionAnalysis:
         obj = value if isinstance(value, Obj) else None
         event = Assume(test, truth, obj, s.heap.get(obj) if obj is not None else None, failed)
         ev = self.evaluator_at(s, test)
-        for handler, out in ev.on["assume"]:
-            handler(event, out)
+        for handler, i in ev.on["assume"]:
+            handler(event, ev.outs[i])
         return s
 
     def _released_by_block(self, obj: Obj) -> bool:
@@ -437,13 +437,13 @@ class FunctionAnalysis:
             node = self.at = self.last_statement(e.src)
         ev = self.evaluator_at(s, node)
         event = FrameEnd(node, how, st.env.get(RETURN_KEY) if how == "return" else None)
-        for handler, out in ev.on["frame_end"]:
-            handler(event, out)
+        for handler, i in ev.on["frame_end"]:
+            handler(event, ev.outs[i])
         deaths = ev.on["death"]
         for obj, hs, name in dying:
             death = Death(obj, hs, node, "frame end", name, how)
-            for handler, out in deaths:
-                handler(death, out)
+            for handler, i in deaths:
+                handler(death, ev.outs[i])
         return s
 
     def dying(self, st: PathState, how: str) -> list[tuple[Obj, HState, str | None]]:
@@ -568,8 +568,8 @@ class FunctionAnalysis:
             held = st.env.pop(f"<with {id(item)}>", None)
             if self.subscribers["with_exit"]:
                 event = WithExit(held, item, item.asname.name if item.asname is not None else item.item)
-                for handler, out in ev.on["with_exit"]:
-                    handler(event, out)
+                for handler, i in ev.on["with_exit"]:
+                    handler(event, ev.outs[i])
             if type(held) is Instance:
                 ev.objects.exit(held, item)
             elif isinstance(held, Obj) and ev.replay.resume(item, held):

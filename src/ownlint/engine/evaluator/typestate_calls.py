@@ -350,8 +350,8 @@ class CallEval:
             if hs is not None and handlers:
                 owner = self.ev.st.heap.get(hs.owner) if hs.owner is not None else None
                 event = Use(obj, hs, owner, node, spelled, via, inner)
-                for handler, out in handlers:
-                    handler(event, out)
+                for handler, i in handlers:
+                    handler(event, self.ev.outs[i])
                 hs = _with_facts(hs, self.ev.st.heap.get(obj))
             if obj.on_entry and (hs is None or (hs.first is None and hs.kind not in (FREED, TRANSFERRED, BORROWED))):
                 self.ev.st.heap[obj] = (hs or LIVE_STATE).with_first("use", self.fa.step_of(node, "used here"))
@@ -372,8 +372,8 @@ class CallEval:
             # a kept handle whose owner some local still holds: the owner uses it
             held = hs.kind == KEPT and owner is not None and owner.kind == OWNER and self.ev.names.refs(hs.owner)  # type: ignore[arg-type]
             event = Release(obj, hs, owner, held, node, spelled, via, inner)
-            for handler, out in self.on["release"]:
-                handler(event, out)
+            for handler, i in self.on["release"]:
+                handler(event, self.ev.outs[i])
             hs = _with_facts(hs, self.ev.st.heap.get(obj))
             if hs.kind in (FREED, TRANSFERRED, BORROWED) or held:
                 continue  # not the application's to release: nothing changes

@@ -14,7 +14,6 @@ from types import MethodType
 
 import libcst as cst
 
-from ownlint.engine.checker_facts import CheckerOut
 from ownlint.engine.evaluator.eval_shared import (
     AddressMaps,
     Adoption,
@@ -74,9 +73,10 @@ class Evaluator:
         self.st = st
         self.choices = choices
         self.models = fa.models
-        # the checkers' handlers of each event, each with its checker's findings on this evaluator
-        # (events.Subscribers.bind): read on every call
-        self.on = fa.subscribers.bind(self)
+        # the checkers' handlers of each event, each with its checker's place in `outs`, and each
+        # checker's findings on this evaluator (events.Subscribers.indexed, .outs): read on every call
+        self.on = fa.subscribers.indexed
+        self.outs = fa.subscribers.outs(self)
         self.site: cst.CSTNode = fa.cfg.node  # the statement being run (owners die there)
         # the arguments of the call being evaluated, as `expr_Call` evaluated them (`CallPost`)
         self.call_args: tuple[tuple[cst.Arg, Val], ...] = ()
@@ -247,8 +247,8 @@ class Evaluator:
         model = self.model_of(node, callee, receiver)
         self.call_model = (node, receiver, model)
         event = CallPre(node, callee, args, receiver, model, self.call_method)
-        for handler, out in self.on["call_pre"]:
-            handler(event, out)
+        for handler, i in self.on["call_pre"]:
+            handler(event, self.outs[i])
 
     def indexed(self, node: cst.Subscript, evaluate: ExprMethod) -> Val:
         """The subscript evaluated, then `Indexed` published with its base
@@ -258,14 +258,12 @@ class Evaluator:
         base, self.subscript_base = self.subscript_base, outer
         return self.publish_value(self.on["indexed"], Indexed(node, base, value), value)
 
-    def publish_value(
-        self, handlers: tuple[tuple[Callable[..., None], CheckerOut], ...], event: object, value: Val
-    ) -> Val:
+    def publish_value(self, handlers: tuple[tuple[Callable[..., None], int], ...], event: object, value: Val) -> Val:
         """Publish `event` about an expression's value: a checker may make it
         an object (`result_object`), which is then the expression's value."""
         outer, self.made = self.made, None
-        for handler, out in handlers:
-            handler(event, out)
+        for handler, i in handlers:
+            handler(event, self.outs[i])
         made, self.made = self.made, outer
         return value if made is None else made
 

@@ -340,8 +340,8 @@ class ExprEval:
             )
             step = self.fa.step_of(node, "its owner dies when the function returns")
             event = Return(obj, hs, dies, node, node.value, step)
-            for handler, out in handlers:
-                handler(event, out)
+            for handler, i in handlers:
+                handler(event, self.ev.outs[i])
         self.ev.names.escape(value)
 
     def _skip(self, node: cst.BaseExpression) -> Val:

@@ -59,8 +59,8 @@ class NamesEval:
             self.drop(old, f"`{key}`", "deleted" if value is None else "rebound")
         if self.on["bind"]:
             event = Bind(key, old, value, self.ev.site)
-            for handler, out in self.on["bind"]:
-                handler(event, out)
+            for handler, i in self.on["bind"]:
+                handler(event, self.ev.outs[i])
 
     def refs(self, obj: Obj) -> bool:
         """Whether a local name (or `self.x`) still holds `obj`: a ctypes view of a
@@ -82,8 +82,8 @@ class NamesEval:
                 continue  # the path it was read from still holds it
             if deaths and hs is not None and not obj.on_entry and not self.refs(obj):
                 event = Death(obj, hs, self.ev.site, how, name.strip("`"))
-                for handler, out in deaths:
-                    handler(event, out)
+                for handler, i in deaths:
+                    handler(event, self.ev.outs[i])
                 hs = self.ev.st.heap.get(obj)
             if hs is not None and hs.kind == OWNER and not hs.escaped and not obj.on_entry and not self.refs(obj):
                 if is_buffer_tag(hs.tag):
@@ -99,8 +99,8 @@ class NamesEval:
         for obj in objects_in(value):
             if escapes:
                 event = Escape(obj, self.ev.st.heap.get(obj), self.ev.site)
-                for handler, out in escapes:
-                    handler(event, out)
+                for handler, i in escapes:
+                    handler(event, self.ev.outs[i])
             if type(obj) is Instance:
                 self.ev.objects.forget_fields(obj)  # what else reaches it may change its attributes
                 self.ev.st.env[obj.key] = None  # and may keep it alive: it does not die here (`dies`)
@@ -119,8 +119,8 @@ class NamesEval:
             hs = self.ev.st.heap.get(obj)
             if hs is None or not hs.reported:
                 event = Stored(obj, hs, node, where)
-                for handler, out in handlers:
-                    handler(event, out)
+                for handler, i in handlers:
+                    handler(event, self.ev.outs[i])
 
     def outside(self, base: cst.BaseExpression) -> bool:
         """Whether a container named by `base` was made outside this function."""

@@ -299,8 +299,8 @@ class ReplayEval:
                 hs = self.ev.st.heap.get(obj)
                 if hs is None or not hs.reported:
                     replayed = Replayed(obj, effect.facts, node, spelled, summary, last, which, caller)
-                    for handler, out in self.on["replayed"]:
-                        handler(replayed, out)
+                    for handler, i in self.on["replayed"]:
+                        handler(replayed, self.ev.outs[i])
         if effect.kind == OWNER_DEAD and which.startswith("field ") and self.ev.memory.is_buffer(value):
             self.ev.memory.release_buffer(value, node, f"closed inside `{summary.name}`")
         if effect.kind == FREED:
@@ -417,8 +417,8 @@ class ReplayEval:
             if hs.facts and self.on["replayed"]:
                 last = hs.story[-1] if hs.story else None
                 replayed = Replayed(obj, hs.facts, node, node, summary, last, which, self.caller(bound, prefix))
-                for handler, out in self.on["replayed"]:
-                    handler(replayed, out)
+                for handler, i in self.on["replayed"]:
+                    handler(replayed, self.ev.outs[i])
             return obj
         return None
 

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from trees import python_tree  # each module parsed once per process, shared with test_parsing
+
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 
@@ -49,7 +51,7 @@ def _module_level(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]
 def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for stmt in _module_level(ast.parse(path.read_text(encoding="utf-8")).body):
+    for stmt in _module_level(python_tree(path).body):
         if isinstance(stmt, ast.Import):
             targets = [alias.name for alias in stmt.names]
         else:
@@ -140,11 +142,7 @@ def test_a_cycle_is_found_type_checking_imports_included(tmp_path: Path) -> None
 def _classes(known: dict[str, Path]) -> dict[str, list[tuple[str, list[ast.expr]]]]:
     """Each module's classes: (name, the expressions of its bases)."""
     return {
-        name: [
-            (n.name, n.bases)
-            for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(n, ast.ClassDef)
-        ]
+        name: [(n.name, n.bases) for n in ast.walk(python_tree(path)) if isinstance(n, ast.ClassDef)]
         for name, path in known.items()
     }
 
@@ -161,7 +159,7 @@ def project_bases(src: Path) -> dict[str, list[str]]:
         path = known[module]
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         scope = {cls: f"{module}.{cls}" for cls, _ in found}
-        for stmt in _module_level(ast.parse(path.read_text(encoding="utf-8")).body):
+        for stmt in _module_level(python_tree(path).body):
             if isinstance(stmt, ast.ImportFrom):
                 base = stmt.module or ""
                 if stmt.level:
@@ -210,7 +208,7 @@ def stubs_for_the_type_checker(src: Path) -> list[str]:
     TYPE_CHECKING:` block (a stub of a method another class provides)."""
     found = []
     for name, path in modules(src).items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(python_tree(path)):
             if isinstance(node, ast.If) and _is_type_checking(node.test):
                 for inner in node.body + node.orelse:
                     for sub in ast.walk(inner):

@@ -94,7 +94,7 @@ def test_every_scope_below_compound_statements() -> None:
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_same_scopes_as_the_full_walk(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
-    module = cst.parse_module(source)
+    module = libcst_tree(path)  # the tree the other tests of the fixture share (trees.py), not a parse of its own
     assert described(collect_scopes(module, "m", None, source)) == described(collect_scopes(module, "m", None))
 
 

@@ -3,10 +3,13 @@ views of a file with libcst's (test_parsing, test_positions, test_walk,
 test_scopes): each reads every fixture, and several read each one more than
 once. libcst's trees are immutable, so the tests share them; a tree's
 `PositionProvider` table (about nine times the cost of the parse) is shared
-too."""
+too. So is the standard library's `ast` tree of each module of ownlint, for
+the tests that read the source's shape (test_architecture, test_parsing):
+those trees are only read."""
 
 from __future__ import annotations
 
+import ast
 import functools
 from pathlib import Path
 
@@ -32,3 +35,13 @@ def libcst_spans(module: cst.Module) -> dict[cst.CSTNode, Span]:
 def libcst_spans_of(path: Path) -> dict[cst.CSTNode, Span]:
     """`libcst_spans` of the shared tree of the file at `path`."""
     return libcst_spans(libcst_tree(path))
+
+
+def python_tree(path: Path) -> ast.Module:
+    """`ast`'s tree of the file at `path`, parsed once per text (shared: only read, never changed)."""
+    return _python_tree(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _python_tree(text: str) -> ast.Module:
+    return ast.parse(text)

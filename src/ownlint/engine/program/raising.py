@@ -17,9 +17,7 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
-from ownlint.engine.frontend.walk import children, statement_children
-
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+from ownlint.engine.frontend.walk import statement_children, walk
 
 
 def raises_itself(fn: cst.CSTNode, never_returns: Callable[[cst.Call], bool]) -> bool:
@@ -55,16 +53,7 @@ def _raises(small: cst.BaseSmallStatement, never_returns: Callable[[cst.Call], b
 
 def own_calls(fn: cst.CSTNode) -> list[cst.Call]:
     """The calls of a function's own body (not of the functions, lambdas and classes nested in it)."""
-    calls: list[cst.Call] = []
-    stack = list(children(fn))
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is cst.Call:
-            calls.append(node)  # type: ignore[arg-type]
-        if kind not in _SCOPES:
-            stack.extend(children(node))
-    return calls
+    return [n for n in walk(fn, into_scopes=False) if type(n) is cst.Call]
 
 
 def may_raise(

@@ -29,14 +29,17 @@ evaluator calls; a method another component starts calling is added to it).
 Every other method of a component is its own business.
 
 What is shared, besides the components: the analysis running the evaluator
-(`fa`, an `Analysis`), the models, the checkers' handlers (`on`), and what
+(`fa`, an `Analysis`), the models, the checkers' handlers (`on`, each with
+its checker's place in `outs`, that checker's findings on this evaluator),
+and what
 changes per CFG element: the path state `st` (changed in place), the choices
 of the forks taken (`choices`), and the statement being run (`site`, where
 owners die). One evaluator serves a whole `FunctionAnalysis`, so a component
 may keep `fa`, `models` and `on` as its own attributes (they never change),
 but reads `self.ev.st`, `self.ev.choices` and `self.ev.site` each time. `expr` evaluates an expression (dispatching to the components'
 `expr_<Class>` methods), and `report` is where checkers report
-(`events.Findings`): a component passes `self.ev` to the checkers' handlers.
+(`events.Findings`): a component calls a checker's handler as
+`handler(event, self.ev.outs[i])`.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ from ownlint.engine.events import (
 from ownlint.engine.frontend.walk import children
 from ownlint.engine.modelling import effects as fx
 from ownlint.engine.values.iteration import Previous
-from ownlint.engine.values.state import FREED, LIVE, Step
+from ownlint.engine.values.state import FREED, LIVE, HState, Step
 from ownlint.engine.values.values import Obj, Ref, Seq, Site, Status, Val, objects_in
 
 # effects by which a modelled call keeps a handle passed to it (a queued release: the queue releases it)
@@ -150,11 +150,13 @@ class LeakChecker(Checker):
         creation's status tuple given to a function whose value the analysis
         does not know (a status-checking wrapper: `check(cudaEventCreate())`
         returns the event)."""
-        passed = {obj for _, value in e.args for obj in objects_in(value)}
-        for obj in objects_in(e.result):
-            fact = out.fact(obj)
-            if type(fact) is Passed and obj not in passed:
-                out.set_fact(obj, Held(id(e.node), e.callee.rpartition(".")[2]))
+        results = objects_in(e.result)
+        if results:
+            passed = {obj for _, value in e.args for obj in objects_in(value)}
+            for obj in results:
+                fact = out.fact(obj)
+                if type(fact) is Passed and obj not in passed:
+                    out.set_fact(obj, Held(id(e.node), e.callee.rpartition(".")[2]))
         if e.result is not None or len(e.args) != 1:
             return
         handles = _status_tuple_handles(e.args[0][1])
@@ -243,13 +245,15 @@ class LeakChecker(Checker):
 def _mapped_given(e: CallPost, out: Findings) -> None:
     """The memory of a mapping given to a call that may keep it (an unknown or
     project function): the mapping goes with it."""
-    given = {obj for _, value in e.args for obj in objects_in(value)}
-    if given:
-        _mapping_handed_off(given, out)
+    spans = list(out.spans())  # most paths map nothing: then nothing is to be handed off
+    if spans:
+        given = {obj for _, value in e.args for obj in objects_in(value)}
+        if given:
+            _mapping_handed_off(given, out, spans)
 
 
-def _mapping_handed_off(memory: set[Obj], out: Findings) -> None:
-    for span, hs in list(out.spans()):
+def _mapping_handed_off(memory: set[Obj], out: Findings, spans: list[tuple[Obj, HState]] | None = None) -> None:
+    for span, hs in spans if spans is not None else list(out.spans()):
         if type(out.fact(span)) is Mapped and hs.span is not None and hs.span.address in memory:
             out.set_fact(span, None)
 

@@ -86,13 +86,7 @@ class CheckerOut:
 
     def fact(self, obj: Obj) -> Hashable | None:
         hs = self.to.st.heap.get(obj)
-        if hs is None or not hs.facts:
-            return None
-        key = self.key
-        for k, fact in hs.facts:
-            if k == key:
-                return fact
-        return None
+        return None if hs is None or not hs.facts else hs.fact(self.key)
 
     def state(self, obj: Obj) -> HState | None:
         return self.to.st.heap.get(obj)
@@ -148,10 +142,9 @@ class CheckerOut:
         found = []
         for obj, hs in self.to.st.heap.items():
             if hs.facts:
-                for k, fact in hs.facts:
-                    if k == key:
-                        found.append((obj, fact))
-                        break
+                fact = hs.fact(key)
+                if fact is not None:
+                    found.append((obj, fact))
         return iter(found)
 
     @property

@@ -502,22 +502,22 @@ class Subscribers:
 
     def __init__(self, checkers: tuple[Checker, ...]) -> None:
         self.checkers = checkers
-        self.handlers: Handlers = {
-            name: tuple(
-                getattr(c, f"on_{name}")
-                for c in checkers
+        # each event's overriding checkers, with their places in `checkers`
+        overriding = {
+            name: [
+                (i, c)
+                for i, c in enumerate(checkers)
                 if getattr(type(c), f"on_{name}") is not getattr(Checker, f"on_{name}")
-            )
+            ]
             for name in EVENTS
+        }
+        self.handlers: Handlers = {
+            name: tuple(getattr(c, f"on_{name}") for _, c in found) for name, found in overriding.items()
         }
         # each path event's handlers, each with the place of its checker (`outs`)
         self.indexed: Bound = {
-            name: tuple(
-                (getattr(c, f"on_{name}"), i)
-                for i, c in enumerate(checkers)
-                if getattr(type(c), f"on_{name}") is not getattr(Checker, f"on_{name}")
-            )
-            for name in EVENTS
+            name: tuple((getattr(c, f"on_{name}"), i) for i, c in found)
+            for name, found in overriding.items()
             if name not in _WHOLE_FILE
         }
         self._keys = tuple(key_of(c) for c in checkers)

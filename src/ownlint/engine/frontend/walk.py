@@ -91,10 +91,16 @@ def _fields(kind: type) -> tuple[str, ...]:
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The code-carrying children of `node`, in source order."""
+    out: list[cst.CSTNode] = []
+    _add_children(node, out)
+    return out
+
+
+def _add_children(node: cst.CSTNode, out: list[cst.CSTNode]) -> None:
+    """Appends the code-carrying children of `node` to `out`, in source order."""
     names = _FIELDS.get(type(node))
     if names is None:
         names = _fields(type(node))
-    out: list[cst.CSTNode] = []
     code = _CODE
     for name in names:
         value = getattr(node, name)
@@ -108,7 +114,6 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
             known = code.get(kind)
             if known or (known is None and _is_code(value)):
                 out.append(value)
-    return out
 
 
 # what holds statements: a walk for statements need not look anywhere else
@@ -190,8 +195,6 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
     `into_scopes=False`, not into nested functions, lambdas and classes."""
     stack = [node]
     leaves = LEAVES
-    fields = _FIELDS
-    code = _CODE
     scopes = () if into_scopes else (cst.FunctionDef, cst.Lambda, cst.ClassDef)
     while stack:
         current = stack.pop()
@@ -199,23 +202,9 @@ def walk(node: cst.CSTNode, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
         kind = type(current)
         if kind in leaves or (kind in scopes and current is not node):
             continue
-        # `children`, inlined (a walk meets every node): pushed in reverse, popped in source order
-        names = fields.get(kind)
-        if names is None:
-            names = _fields(kind)
+        # pushed onto the stack in source order, then turned round so that they pop in it
         mark = len(stack)
-        for name in names:
-            value = getattr(current, name)
-            vkind = type(value)
-            if vkind is list or vkind is tuple:
-                for item in value:
-                    known = code.get(type(item))
-                    if known or (known is None and _is_code(item)):
-                        stack.append(item)
-            else:
-                known = code.get(vkind)
-                if known or (known is None and _is_code(value)):
-                    stack.append(value)
+        _add_children(current, stack)
         if len(stack) - mark > 1:
             stack[mark:] = stack[mark:][::-1]
 

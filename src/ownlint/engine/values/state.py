@@ -17,6 +17,7 @@ copies and keys them in constant time per name: store.py.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
@@ -79,19 +80,7 @@ class HState:
     def __hash__(self) -> int:
         known = self._hash
         if known is None:
-            known = hash(
-                (
-                    self.kind,
-                    self.reported,
-                    self.first,
-                    self.owner,
-                    self.tag,
-                    self.escaped,
-                    self.span,
-                    self.at_death,
-                    self.facts,
-                )
-            )
+            known = hash(_HASHED(self))  # the fields equality compares, as the dataclass's own hash
             object.__setattr__(self, "_hash", known)
         return known
 
@@ -172,6 +161,9 @@ class HState:
 
 
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(HState) if f.name != "_hash")  # what a pickle holds
+_HASHED = operator.attrgetter(
+    *(f.name for f in dataclasses.fields(HState) if (f.compare if f.hash is None else f.hash))
+)
 
 # the typestate of an object nothing has happened to (the heap leaves it out);
 # one shared instance, HState being immutable

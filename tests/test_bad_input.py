@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import forked
 import libcst as cst
 import pytest
 from click.testing import CliRunner
@@ -76,12 +77,7 @@ def _parse(stdout: str) -> dict | None:
 
 def run_subprocess(cwd: Path, args: list[str], timeout: float = 120) -> Outcome:
     """The real program in `cwd`: `python -m ownlint check --format json --no-cache ARGS`."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "ownlint", "check", "--format", "json", "--no-cache", *args],
-        cwd=cwd,
-        capture_output=True,
-        timeout=timeout,
-    )
+    proc = forked.ownlint("check", "--format", "json", "--no-cache", *args, cwd=cwd, timeout=timeout, text=False)
     stdout = proc.stdout.decode("utf-8", "replace")
     stderr = proc.stderr.decode("utf-8", "replace")
     return Outcome(proc.returncode, stdout, stderr, _parse(stdout))

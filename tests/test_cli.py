@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import forked
 import jsonschema
 import pytest
 from click.testing import CliRunner, Result
@@ -309,14 +310,8 @@ class TestOtherCommands:
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real program: `python -m ownlint ARGS` in `cwd`."""
-    return subprocess.run(
-        [sys.executable, "-m", "ownlint", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """The real program: `python -m ownlint ARGS` in `cwd` (forked: tests/forked.py)."""
+    return forked.ownlint(*args, cwd=cwd, timeout=120)
 
 
 class TestSubprocess:

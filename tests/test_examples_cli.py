@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
+
+import forked
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "double_free.py"
@@ -25,9 +26,7 @@ CUDA_USE_AFTER_FREE = line_of("driver.cuMemcpyHtoDAsync(dptr", example=CUDA_EXAM
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ownlint", *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+    return forked.ownlint(*args, cwd=cwd, timeout=120)
 
 
 def findings(result: subprocess.CompletedProcess[str]) -> set[tuple[str, int, str]]:

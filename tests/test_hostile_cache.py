@@ -24,6 +24,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+import forked
 import pytest
 
 from ownlint import cache, cacheclean, cachedir, runner
@@ -65,10 +66,14 @@ def ownlint(
     env: dict[str, str] | None = None,
     preexec: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    env = env or user_env(user_cache)
+    if preexec is None:
+        return forked.ownlint(*args, cwd=cwd, env=env)
+    # a limit set first applies to the run's own output too: where output is a pipe, as in real use
     return subprocess.run(
         [sys.executable, "-m", "ownlint", *args],
         cwd=cwd,
-        env=env or user_env(user_cache),
+        env=env,
         capture_output=True,
         text=True,
         timeout=240,

@@ -32,6 +32,7 @@ import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
+import forked
 import pytest
 from test_bad_input import (
     GOOD,
@@ -101,13 +102,7 @@ def undecodable_tree(tmp_path: Path) -> Path:
 
 def run_raw(cwd: Path, args: list[str]) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run(
-        [sys.executable, "-m", "ownlint", "check", "--no-cache", *args],
-        cwd=cwd,
-        capture_output=True,
-        timeout=TIMEOUT,
-        env=env,
-    )
+    return forked.ownlint("check", "--no-cache", *args, cwd=cwd, timeout=TIMEOUT, env=env, text=False)
 
 
 @pytest.mark.parametrize("output_format", ["text", "concise", "github"])

@@ -138,6 +138,7 @@ def test_imports_names_and_new_functions_are_followed(tmp_path: Path) -> None:
     assert [code for code, _ in seen[6]] == ["OWN001"]
 
 
+@pytest.mark.slow  # every fixture analysed again: a property of the whole corpus, in the slow set (README)
 def test_every_fixture_edited_function_by_function(tmp_path: Path) -> None:
     # one long module of the fixtures that stand alone; each step edits one function
     sources = [

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import pytest
 
 if not sys.platform.startswith("linux"):  # the workers are forked, and the memory limit is Linux's
@@ -70,7 +71,7 @@ REASONS = {
 
 
 def run_script(script: str, cwd: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=300)
+    done = forked.script(script, cwd=cwd, timeout=300)
     assert done.returncode == 0 and not done.stderr, (done.returncode, done.stderr)
     return done.stdout
 
@@ -212,7 +213,7 @@ def run_cli(args: list[str], cwd: Path, how: str | None) -> subprocess.Completed
         (f"isolation_fakes.install({how!r})\n" if how is not None else "") + "from ownlint.cli import cli\n"
         f"cli.main(['check', '--format', 'json', *{args!r}], prog_name='ownlint')\n"
     )
-    return subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return forked.script(script, cwd=cwd, timeout=300)
 
 
 @pytest.mark.parametrize("cache", [True, False])

@@ -5,11 +5,10 @@ the same effects with a deprecation note."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
+import forked
 import pytest
 
 from ownlint.engine.modelling import effects as fx
@@ -534,12 +533,7 @@ def test_the_command_line_shows_the_note_of_an_old_format_file(tmp_path: Path) -
     (tmp_path / "mylib.toml").write_text(OLD, encoding="utf-8")
     (tmp_path / "pyproject.toml").write_text('[tool.ownlint]\nmodels = ["mylib.toml"]\n', encoding="utf-8")
     (tmp_path / "work.py").write_text("import mylib\n\n\ndef f(p):\n    mylib.myFree(p)\n", encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, "-m", "ownlint", "check", "--format", "concise", "--no-cache", "."],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    run = forked.ownlint("check", "--format", "concise", "--no-cache", ".", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     notes = [line for line in run.stderr.splitlines() if "model format before effects" in line]
     assert len(notes) == 1 and notes[0].startswith("ownlint: warning: ") and "mylib.toml" in notes[0], run.stderr

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
+import forked
 import pytest
 
 from ownlint.engine.modelling.models import ModelError, builtin_model_dir, load_models
@@ -120,22 +119,12 @@ def test_a_user_model_finds_a_double_free_in_its_binding(tmp_path: Path) -> None
     (tmp_path / "mylib.toml").write_text(USER_MODEL, encoding="utf-8")
     (tmp_path / "pyproject.toml").write_text('[tool.ownlint]\nmodels = ["mylib.toml"]\n', encoding="utf-8")
     (tmp_path / "work.py").write_text(USER_CODE, encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, "-m", "ownlint", "check", "--format", "concise", "--no-cache", "."],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    run = forked.ownlint("check", "--format", "concise", "--no-cache", ".", cwd=tmp_path)
     assert run.returncode == 1, run.stderr
     assert "work.py:9:5: OWN201" in run.stdout
     # without the model, nothing is known about mylib
     (tmp_path / "pyproject.toml").write_text("[tool.ownlint]\n", encoding="utf-8")
-    quiet = subprocess.run(
-        [sys.executable, "-m", "ownlint", "check", "--format", "concise", "--no-cache", "."],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    quiet = forked.ownlint("check", "--format", "concise", "--no-cache", ".", cwd=tmp_path)
     assert quiet.returncode == 0, quiet.stdout + quiet.stderr
 
 

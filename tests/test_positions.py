@@ -250,6 +250,7 @@ def test_trees_that_do_not_line_up_raise_not_found() -> None:
         positions.spans(module, source, {call: None}, short)
 
 
+@pytest.mark.slow  # every fixture analysed again: a property of the whole corpus, in the slow set (README)
 def test_the_analysis_hints_every_node_it_reports(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each finding, story step and fix edit of the fixtures comes with the
     statement it is in: a node without one (or with a wrong one) is searched

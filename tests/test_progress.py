@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
+import forked
 import pytest
 from rich.console import Console
 from rich.text import Text
@@ -179,13 +178,11 @@ def test_progress_advances_within_one_component_as_the_worker_goes(tmp_path: Pat
             "from helpers import release\n\n\ndef f(ctx, p):\n    release(ctx, p)\n    release(ctx, p)\n",
             encoding="utf-8",
         )
-    # in a fresh interpreter: the worker is forked and must inherit the slowed engine, and forking needs a
+    # in a process of its own (tests/forked.py): the worker is forked and must inherit the slowed engine, and forking needs a
     # process of one thread, which a pytest-xdist worker is not always (CI once saw a `Dummy-1` thread there:
     # a thread the threading module did not start, registered when something running on it asked for
     # `threading.current_thread()`; such an entry never goes away)
-    run = subprocess.run(
-        [sys.executable, "-c", _SLOW_RUN, str(jobs)], cwd=tmp_path, capture_output=True, text=True, check=False
-    )
+    run = forked.script(_SLOW_RUN, str(jobs), cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     events = [tuple(e) for e in out["events"]]

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import pytest
 
 from ownlint import runner
@@ -259,6 +260,7 @@ def test_many_selected_names_use_the_word_lists() -> None:
     assert prefilter.select(fs, MODELS) == [[0, 1]]
 
 
+@pytest.mark.slow  # every fixture analysed again: a property of the whole corpus, in the slow set (README)
 @CORPUS_GROUP
 def test_components_find_what_one_whole_project_finds() -> None:
     # the grouping is an optimisation: analysing every fixture as one project
@@ -451,13 +453,7 @@ def test_a_worker_that_dies_costs_only_the_file_it_had(tmp_path: Path) -> None:
 
 
 def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ownlint", "check", "--format", "json", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return forked.ownlint("check", "--format", "json", *args, cwd=cwd, timeout=300)
 
 
 @pytest.mark.slow  # every fixture, through the real command and in this process

@@ -33,6 +33,7 @@ SELECTED = EngineOptions(checkers=CHECKERS, sections=True, demand=True)  # as ap
 DEMAND = EngineOptions(checkers=CHECKERS, demand=True)
 
 
+@pytest.mark.slow  # every fixture analysed again: a property of the whole corpus, in the slow set (README)
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_every_fixture_gives_the_same_reports_with_and_without_the_selection_and_demand(shard: int) -> None:
     models: dict[Path, ModelSet] = {}
@@ -47,6 +48,7 @@ def test_every_fixture_gives_the_same_reports_with_and_without_the_selection_and
     assert compared > 200 // SHARDS
 
 
+@pytest.mark.slow  # every fixture analysed again: a property of the whole corpus, in the slow set (README)
 def test_the_comparison_covers_skipped_sections_and_inert_functions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sections skipped in at least 5 fixtures, and at least 100 functions
     found inert, over the fixtures the test above compares (what demand finds

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import forked
 import pytest
 import pytest_lsp
 from cli_helpers import BUGGY  # the buggy module the CLI tests share
@@ -33,7 +34,7 @@ DEVICE_FILTER = 'import os\n\nos.environ["SYCL_DEVICE_FILTER"] = "level_zero:gpu
 PUBLISH = lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "ownlint", "lsp"]))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=forked.command("lsp")))
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     params = lsp.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),

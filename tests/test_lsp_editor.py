@@ -5,10 +5,10 @@ carries that advice, and excluded or git-ignored files get no diagnostics."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import forked
 import pytest
 import pytest_lsp
 from cli_helpers import BUGGY
@@ -19,7 +19,7 @@ from test_lsp import SECOND_FREE, TIMEOUT, open_document
 from ownlint.registry import all_rules
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "ownlint", "lsp"]))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=forked.command("lsp")))
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     params = lsp.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),

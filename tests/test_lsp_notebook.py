@@ -5,10 +5,10 @@ checks the cells joined, and publishes each finding on its cell's document, at t
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
+import forked
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
@@ -23,7 +23,7 @@ CELLS = [
 ]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "ownlint", "lsp"]))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=forked.command("lsp")))
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     capabilities = client_capabilities("visual-studio-code")
     capabilities.notebook_document = lsp.NotebookDocumentClientCapabilities(

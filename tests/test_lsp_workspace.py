@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import forked
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
@@ -26,7 +27,7 @@ MAIN = "from helpers import release\nfrom ze import *\n\n\ndef recycle(hctx, p):
 SECOND_FREE = 6  # 0-based line of `zeMemFree` in MAIN
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "ownlint", "lsp"]))
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=forked.command("lsp")))
 async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
     params = lsp.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),

@@ -46,6 +46,7 @@ def statement_of(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
     return out
 
 
+@pytest.mark.slow  # every fixture analysed again: a property of the whole corpus, in the slow set (README)
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_fast_positions_equal_libcst_positions(path: Path) -> None:
     """Each fixture read with three kinds of hints (in one test: libcst's

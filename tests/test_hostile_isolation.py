@@ -205,7 +205,30 @@ def test_standard_input_whose_analysis_crashes_its_worker_is_one_error(tmp_path:
 
 def run_main(tmp_path: Path, prelude: str, args: list[str]) -> subprocess.CompletedProcess[str]:
     script = f"{prelude}\nimport sys\nfrom ownlint.cli import main\nsys.argv = ['ownlint', *{args!r}]\nmain()\n"
-    return subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=as_a_shell_starts_it,
+    )
+
+
+def as_a_shell_starts_it() -> None:
+    """A Ctrl-C reaches a command a shell starts: SIGINT neither blocked nor ignored, whatever the test
+    process inherited (in a full run of the suite, a command started from a pytest-xdist worker once
+    found SIGINT blocked or ignored and ran to its end, exit 1: the interrupt never arrived)."""
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def signal_masks(pid: int | str = "self") -> str:
+    """The blocked and ignored signals of a process, as /proc shows them (for a failure's message)."""
+    status = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+    return " ".join(line.replace("\t", "") for line in status if line.startswith(("SigBlk", "SigIgn")))
 
 
 def test_a_crash_of_ownlint_itself_exits_2_with_one_line(tmp_path: Path) -> None:
@@ -241,6 +264,7 @@ def test_ctrl_c_during_a_run_exits_130_and_leaves_no_worker(tmp_path: Path) -> N
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_a_shell_starts_it,
     )
     children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
     deadline = time.monotonic() + 60
@@ -248,9 +272,10 @@ def test_ctrl_c_during_a_run_exits_130_and_leaves_no_worker(tmp_path: Path) -> N
         assert time.monotonic() < deadline, "no worker started in a minute"
         time.sleep(0.01)
     assert process.poll() is None, "the run ended before it could be interrupted: make the tree larger"
+    masks = signal_masks(process.pid)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=TIMEOUT)
-    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert process.returncode == 130 and "Traceback" not in stderr, (process.returncode, stderr, masks)
 
 
 def test_ctrl_c_while_a_worker_starts_prints_no_traceback(tmp_path: Path) -> None:
@@ -273,7 +298,9 @@ def test_ctrl_c_while_a_worker_starts_prints_no_traceback(tmp_path: Path) -> Non
     done = run_main(
         tmp_path, prelude, ["check", "--no-cache", "--jobs", "2", "repo"]
     )  # not in the hostile tree: the prelude imports
-    assert (done.returncode, done.stderr) == (130, "\n")  # click's blank line, which closes the terminal's ^C
+    assert (done.returncode, done.stderr) == (130, "\n"), (
+        signal_masks()
+    )  # click's blank line, which closes the terminal's ^C
 
 
 # --- the language server outlives a document that kills its worker (issue 29, point 2) ----------------

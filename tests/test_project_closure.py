@@ -106,3 +106,34 @@ def test_the_closure_comes_from_the_cache_when_nothing_changed(
     monkeypatch.setattr(runner, "_run", analysed)
     again = api.check_paths(["user.py"], config, use_cache=True)
     assert [(f.path, f.span.line, f.code) for f in again.findings] == [("user.py", 7, "OWN201")]
+
+
+HELPERS = "from ze import *\n\ndef release(ctx, p):\n    zeMemFree(ctx, p)\n"
+UNRELATED = "def release(ctx, p):\n    pass\n"
+TEST_FILE = "from conftest import release\n\ndef test_f(ctx, p):\n    release(ctx, p)\n    release(ctx, p)\n"
+
+
+def test_a_top_level_name_several_files_have_is_the_nearest_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Test suites of several packages in one repository each have a `conftest.py` (cuda-python: the
+    repository's, `cuda_core/tests/`, `cuda_bindings/tests/`), and a test in a folder below one imports it
+    as `from conftest import ...` (cuda_core/tests/memory/test_managed_ops.py): pytest puts the folders of
+    the test file and of its conftest files first on the path, so the nearest `conftest.py` at or above
+    the importing file is the one imported, not the first one found in the repository."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "conftest.py").write_text(UNRELATED, encoding="utf-8")
+    (root / "a_tests").mkdir()
+    (root / "a_tests" / "conftest.py").write_text(UNRELATED, encoding="utf-8")
+    (root / "b_tests" / "memory").mkdir(parents=True)
+    (root / "b_tests" / "conftest.py").write_text(HELPERS, encoding="utf-8")
+    (root / "b_tests" / "memory" / "test_x.py").write_text(TEST_FILE, encoding="utf-8")
+    monkeypatch.chdir(root)
+    given = root / "b_tests" / "memory" / "test_x.py"
+    assert closure.imported_files([given], default_config()) == [root / "b_tests" / "conftest.py"]
+    result = invoke("check", "--no-cache", "--format", "concise", "b_tests/memory/test_x.py")
+    assert findings(result.stdout) == ["b_tests/memory/test_x.py:5:5: OWN201"]
+    # the same test file beside an unrelated conftest.py of its own: that one is imported, and frees nothing
+    (root / "b_tests" / "memory" / "conftest.py").write_text(UNRELATED, encoding="utf-8")
+    assert closure.imported_files([given], default_config()) == [root / "b_tests" / "memory" / "conftest.py"]

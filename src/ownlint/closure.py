@@ -10,7 +10,10 @@ The project is the directory of the configuration file that governs the file,
 else the git work tree holding it, else the directory above its outermost
 package. Its modules are the files `ownlint check PROJECT` would check (the
 same excludes, `.gitignore` and skipped directories), named as the engine
-names them (`ownlint.api.module_name`). Imports are read with the standard
+names them (`ownlint.api.module_name`); where several have one name (a
+`conftest.py` per test suite of a repository), an import is of the one
+nearest above the importing file, as pytest and a script's own folder put
+it first on the path. Imports are read with the standard
 library's `ast` (a fraction of libcst's cost) from the given files and the
 modules they reach, and from no other file.
 
@@ -58,12 +61,12 @@ def imported_files(
     resolver = Resolver.of(config)
     known = {Path(os.path.abspath(p)): t for p, t in (sources or {}).items()}
     given = [Path(os.path.abspath(f)) for f in files]
-    by_module: dict[str, Path] = {}
+    by_module: dict[str, list[Path]] = {}
     for root in dict.fromkeys(project_root(f, resolver.for_path(f)) for f in given):
         for found in discover([root], resolver).files:
             name = module_name(found)
-            if name is not None:
-                by_module.setdefault(name, found)
+            if name is not None and found not in by_module.setdefault(name, []):
+                by_module[name].append(found)
     seen = {os.path.normcase(f) for f in given}
     order: list[Path] = []
     queue = list(given)
@@ -75,13 +78,31 @@ def imported_files(
         if text is None:
             continue
         for name in _imported_modules(text, module_name(file), file.name.startswith("__init__.")):
-            target = by_module.get(name)
+            target = _nearest(by_module.get(name), name, file)
             if target is None or os.path.normcase(target) in seen:
                 continue
             seen.add(os.path.normcase(target))
             order.append(target)
             queue.append(target)
     return order
+
+
+def _nearest(candidates: list[Path] | None, name: str, importer: Path) -> Path | None:
+    """Of the project's files named `name`, the one `importer` imports: where several are (a
+    `conftest.py` per test suite), the one whose import root (the folder its outermost package, or
+    the module itself, lies in) is the importer's folder or the nearest folder above it, as pytest
+    and a script's own folder put those first on the path; else the first found."""
+    if not candidates:
+        return None
+    if len(candidates) == 1:
+        return candidates[0]
+    depth = len(name.split("."))
+    best, best_depth = candidates[0], -1
+    for candidate in candidates:
+        root = candidate.parents[depth if candidate.name.startswith("__init__.") else depth - 1]
+        if importer.is_relative_to(root) and len(root.parts) > best_depth:
+            best, best_depth = candidate, len(root.parts)
+    return best
 
 
 def _read(file: Path) -> str | None:

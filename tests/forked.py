@@ -66,12 +66,11 @@ def ownlint(
     *args: str,
     cwd: Path | str,
     env: Mapping[str, str] | None = None,
-    input: str | bytes | None = None,
     timeout: float = 240,
     text: bool = True,
 ) -> subprocess.CompletedProcess[Any]:
     """`python -m ownlint ARGS` in `cwd`, forked (see the module's docstring)."""
-    return _run(("module", "ownlint"), list(args), cwd, env, input, timeout, text)
+    return _run(("module", "ownlint"), list(args), cwd, env, timeout, text)
 
 
 def script(
@@ -79,12 +78,11 @@ def script(
     *args: str,
     cwd: Path | str,
     env: Mapping[str, str] | None = None,
-    input: str | bytes | None = None,
     timeout: float = 240,
     text: bool = True,
 ) -> subprocess.CompletedProcess[Any]:
     """`python -c SOURCE ARGS` in `cwd`, forked (see the module's docstring)."""
-    return _run(("script", source), list(args), cwd, env, input, timeout, text)
+    return _run(("script", source), list(args), cwd, env, timeout, text)
 
 
 def _run(
@@ -92,16 +90,13 @@ def _run(
     args: list[str],
     cwd: Path | str,
     env: Mapping[str, str] | None,
-    input: str | bytes | None,
     timeout: float,
     text: bool,
 ) -> subprocess.CompletedProcess[Any]:
     shown = [sys.executable, "-m" if what[0] == "module" else "-c", what[1], *args]
     with tempfile.TemporaryDirectory(prefix="ownlint-forked-") as scratch:
         streams = [os.path.join(scratch, name) for name in ("stdin", "stdout", "stderr")]
-        data = input.encode() if isinstance(input, str) else input or b""
-        Path(streams[0]).write_bytes(data)
-        for path in streams[1:]:
+        for path in streams:  # standard input: empty
             Path(path).touch()
         process = _forkserver().Process(
             target=_child, args=(what, args, os.fspath(cwd), dict(os.environ if env is None else env), streams)
@@ -215,8 +210,10 @@ def command(*args: str) -> list[str]:
             stdin=subprocess.DEVNULL,
         )
         import atexit
+        import shutil
 
-        atexit.register(_zygote.kill)
+        atexit.register(shutil.rmtree, scratch, True)
+        atexit.register(_zygote.kill)  # registered last: runs first
     return [sys.executable, "-I", "-S", "-c", LAUNCHER, _socket or "", *args]
 
 

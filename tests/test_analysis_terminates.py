@@ -116,7 +116,9 @@ def test_step_counts_are_deterministic(models: ModelSet, rng: random.Random) -> 
     assert steps_of(analyse(source, models)[1]) == first
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 36, 214])
+@pytest.mark.parametrize(
+    "seed", [0, 1, 2, *(pytest.param(s, marks=pytest.mark.slow) for s in (36, 214))]
+)  # 36, 214: seconds each (budget-bound), slow (README)
 def test_seeded_programs_terminate_and_repeat(models: ModelSet, seed: int) -> None:
     """Programs from plain seeds (the distribution `benchmarks/functions.py` runs), twice."""
     source = function_source(random.Random(seed))

@@ -4,6 +4,7 @@ valid against the format's published schema, bundled in tests/data/; and
 
 from __future__ import annotations
 
+import functools
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -20,7 +21,13 @@ from ownlint.render import gitlab, junit
 
 DATA = Path(__file__).resolve().parent / "data"
 GITLAB_SCHEMA = json.loads((DATA / "gitlab-codequality.schema.json").read_text(encoding="utf-8"))
-JUNIT_SCHEMA = xmlschema.XMLSchema10(DATA / "junit-10.xsd")
+
+
+@functools.cache
+def junit_schema() -> xmlschema.XMLSchema10:
+    """The JUnit schema, read when a test first needs it: reading it costs a second,
+    which every pytest-xdist worker paid at collection."""
+    return xmlschema.XMLSchema10(DATA / "junit-10.xsd")
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +87,7 @@ class TestGitlab:
 class TestJunit:
     def tree(self, run: RunResult) -> ET.Element:
         text = junit.render(run)
-        JUNIT_SCHEMA.validate(text)
+        junit_schema().validate(text)
         return ET.fromstring(text)
 
     def test_valid_one_testcase_per_file_one_failure_per_finding(self) -> None:
@@ -113,7 +120,7 @@ class TestJunit:
         assert result.exit_code == 1
         assert result.stdout == ""
         text = (tmp_path / "report" / "junit.xml").read_text(encoding="utf-8")
-        JUNIT_SCHEMA.validate(text)
+        junit_schema().validate(text)
         assert ET.fromstring(text).find("testsuite/testcase/failure").get("type") == "OWN201"  # type: ignore[union-attr]
 
 

@@ -12,6 +12,7 @@ workers: no marker, ever, and every file is checked.
 
 from __future__ import annotations
 
+import itertools
 import os
 import select
 import subprocess
@@ -96,12 +97,29 @@ def test_the_large_tree_is_large_enough_to_be_spread_over_workers() -> None:
     assert files * double_free(0, padding).count("\n") > runner.PARALLEL_MIN_LINES
 
 
-@pytest.mark.parametrize("launcher", sorted(LAUNCHERS))
+def pairwise(*combinations: tuple[object, ...]) -> list[object]:
+    """Every combination of the binary choices given, as parameters: those listed
+    in the default set (together they hold every pair of choices at least once:
+    each real interpreter start costs a second), the rest `slow` (README)."""
+    choices = [sorted({c[i] for c in combinations}, key=str) for i in range(len(combinations[0]))]
+    listed = set(combinations)
+    return [
+        pytest.param(*c, marks=() if c in listed else pytest.mark.slow, id="-".join(map(_name, c)))
+        for c in itertools.product(*choices)
+    ]
+
+
+def _name(choice: object) -> str:
+    return {True: "terminal", False: "pipes"}.get(choice, str(choice)) if isinstance(choice, bool) else str(choice)
+
+
+@pytest.mark.parametrize(
+    "launcher, jobs, terminal",
+    pairwise(("module", 1, False), ("module", 2, True), ("script", 1, True), ("script", 2, False)),
+)
 @pytest.mark.parametrize(
     "size", [pytest.param(s, marks=pytest.mark.slow) if s == "large" else s for s in sorted(SIZES)]
 )  # large: spread over workers, end to end
-@pytest.mark.parametrize("jobs", [1, 2])
-@pytest.mark.parametrize("terminal", [False, True], ids=["pipes", "terminal"])
 def test_no_code_of_the_checked_repository_ever_runs(
     tmp_path: Path, launcher: str, size: str, jobs: int, terminal: bool
 ) -> None:
@@ -149,8 +167,7 @@ def crash_tree(root: Path) -> None:
     (root / "ok.py").write_text(HEAD, encoding="utf-8")
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-@pytest.mark.parametrize("terminal", [False, True], ids=["pipes", "terminal"])
+@pytest.mark.parametrize("jobs, terminal", pairwise(("1", False), ("2", True)))
 def test_files_the_parser_cannot_survive_cost_only_themselves(tmp_path: Path, jobs: str, terminal: bool) -> None:
     root = tmp_path / "repo"
     crash_tree(root)

@@ -54,7 +54,7 @@ sys.path.insert(0, {str(TESTS)!r})
 import isolation_fakes
 from ownlint import runner, workers
 runner.PARALLEL_MIN_LINES = 0
-workers.TASK_SECONDS = 3.0
+workers.TASK_SECONDS = 1.5
 workers.TASK_SECONDS_PER_LINE = 0.0
 workers.WORKER_MEMORY = 256 << 20
 """
@@ -64,7 +64,7 @@ REASONS = {
     "exit": "the worker process exited with status 3",
     "kill": "the worker process was killed by signal 9 (SIGKILL; out of memory?)",
     "segfault": "the worker process was killed by signal 11 (SIGSEGV)",
-    "hang": "ran past the time limit of 3 s",
+    "hang": "ran past the time limit of 1.5 s",
     "allocate": MEMORY,
     "raise": MEMORY,
 }

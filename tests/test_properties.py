@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import hypothesmith
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -74,10 +73,16 @@ def assert_spans_inside(source: str, result: dict[str, object]) -> None:
 # ---------------------------------------------------------------- generated programs
 
 
+def from_grammar() -> st.SearchStrategy[str]:
+    """hypothesmith's programs; imported here, when the test first draws one (the
+    import builds a parser: a second in each pytest-xdist worker at collection)."""
+    import hypothesmith
+
+    return hypothesmith.from_grammar()
+
+
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=SLOW_OK)
-@given(
-    program=st.deferred(hypothesmith.from_grammar)
-)  # deferred: its grammar takes seconds to build, not at collection
+@given(program=st.deferred(from_grammar))  # deferred: its grammar takes seconds to build, not at collection
 def test_generated_programs_never_crash_the_analysis(program: str) -> None:
     source = HEADER + program + TRAILER
     first = outcome(source, "generated.py")
